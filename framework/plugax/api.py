@@ -1,0 +1,213 @@
+"""User-facing transformations: jvp, vmap, jacfwd, make_jaxpr (grad and jit elsewhere).
+
+Each one flattens pytrees, runs a flat interpreter from `interpreters/`, and
+unflattens the result; nothing here knows any primitive.
+"""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import tree_util as tu
+from .core.array import Array, as_array
+from .core.avals import get_aval
+from .interpreters import ad_util
+from .interpreters.batching import vmap_flat
+from .interpreters.jvp import jvp_flat
+from .interpreters.staging import trace_to_jaxpr
+from .jaxpr.ir import ClosedJaxpr
+
+__all__ = ["jvp", "vmap", "jacfwd", "make_jaxpr", "flatten_fun", "argnums_partial"]
+
+
+class _Store:
+    """A write-once cell: the output tree is known only after the function runs."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = None
+
+    def __call__(self) -> Any:
+        return self.value
+
+
+def flatten_fun(f: Callable, in_tree: tu.PyTreeDef) -> tuple[Callable, _Store]:
+    """Wrap `f` to take and return flat lists; the output structure lands in the store."""
+    store = _Store()
+
+    def flat_fun(*args_flat: Any) -> list:
+        args = tu.tree_unflatten(in_tree, args_flat)
+        out_flat, store.value = tu.tree_flatten(f(*args))
+        return out_flat
+
+    return flat_fun, store
+
+
+def _check_tangents(primals: list, tangents: list) -> None:
+    for p, t in zip(primals, tangents):
+        p_aval, t_aval = get_aval(p), get_aval(t)
+        expected = ad_util.tangent_aval(p_aval)
+        if t_aval.shape != p_aval.shape:
+            raise ValueError(f"jvp: primal and tangent shapes must match; got primal "
+                             f"{p_aval.str_short()} and tangent {t_aval.str_short()}")
+        if t_aval.dtype != expected.dtype and not (t_aval.weak_type and
+                                                   ad_util.is_differentiable(expected.dtype)):
+            raise TypeError(f"jvp: the tangent of a {p_aval.str_short()} primal must have "
+                            f"dtype {expected.dtype.name}, got {t_aval.dtype.name}")
+
+
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """Evaluate `f` and its directional derivative at `primals` along `tangents`."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples or lists of arguments, "
+                        f"got {type(primals).__name__} and {type(tangents).__name__}")
+    primals_flat, in_tree = tu.tree_flatten(tuple(primals))
+    tangents_flat, in_tree2 = tu.tree_flatten(tuple(tangents))
+    if in_tree != in_tree2:
+        raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
+                        f"structure; got {in_tree} and {in_tree2}")
+    _check_tangents(primals_flat, tangents_flat)
+    flat_fun, out_tree = flatten_fun(f, in_tree)
+    p_out, t_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
+    t_out = [ad_util.instantiate(t) for t in t_out]
+    return tu.tree_unflatten(out_tree(), p_out), tu.tree_unflatten(out_tree(), t_out)
+
+
+def _normalize_axis(axis: int | None, ndim: int, what: str) -> int | None:
+    if axis is None:
+        return None
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"vmap {what} must be an int or None, got {axis!r}")
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and what == "in_axes"):
+        raise ValueError(f"vmap got {what}={axis} for an array of rank {ndim}")
+    return int(axis) % ndim if ndim else 0
+
+
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
+         axis_size: int | None = None) -> Callable:
+    """Vectorise `f` over the `in_axes` of its arguments (pytree prefixes allowed)."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @wraps(f)
+    def batched_f(*args: Any) -> Any:
+        args_flat, in_tree = tu.tree_flatten(args)
+        prefix = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes has {len(in_axes)} entries but the function "
+                             f"was called with {len(args)} positional arguments")
+        axes = tu.flatten_prefix(prefix, in_tree, "vmap in_axes")
+        dims = [_normalize_axis(a, get_aval(x).ndim, "in_axes") for x, a in zip(args_flat, axes)]
+        size = _axis_size(args_flat, dims, axis_size)
+        flat_fun, out_tree = flatten_fun(f, in_tree)
+        out_dims = _LazyOutDims(out_axes, out_tree)
+        outs = vmap_flat(flat_fun, size, dims, args_flat, out_dims)
+        return tu.tree_unflatten(out_tree(), outs)
+
+    return batched_f
+
+
+class _LazyOutDims:
+    """Output batch axes, resolved against the output tree once the function has run."""
+
+    def __init__(self, out_axes: Any, out_tree: _Store):
+        self.out_axes, self.out_tree = out_axes, out_tree
+
+    def __iter__(self):
+        tree = self.out_tree()
+        prefix = self.out_axes
+        if isinstance(prefix, list):
+            prefix = tuple(prefix)
+        axes = tu.flatten_prefix(prefix, tree, "vmap out_axes")
+        return iter(axes)
+
+
+def _axis_size(args: list, dims: list, axis_size: int | None) -> int:
+    sizes = {get_aval(x).shape[d] for x, d in zip(args, dims) if d is not None}
+    if axis_size is not None:
+        sizes.add(axis_size)
+    if not sizes:
+        raise ValueError("vmap must have at least one non-None value in in_axes "
+                         "(or pass axis_size)")
+    if len(sizes) > 1:
+        shown = ", ".join(f"axis {d} of an argument of shape {get_aval(x).shape}"
+                          for x, d in zip(args, dims) if d is not None)
+        raise ValueError(f"vmap got inconsistent sizes for the array axes to be mapped: "
+                         f"{shown}" + (f", axis_size={axis_size}" if axis_size else ""))
+    return sizes.pop()
+
+
+def argnums_partial(f: Callable, argnums: tuple[int, ...], args: tuple) -> tuple[Callable, tuple]:
+    """`f` as a function of only the arguments at `argnums` (the others fixed)."""
+    for i in argnums:
+        if not -len(args) <= i < len(args):
+            raise ValueError(f"argnums {argnums} out of range for {len(args)} arguments")
+    argnums = tuple(i % len(args) for i in argnums)
+
+    def f_partial(*dyn: Any) -> Any:
+        full = list(args)
+        for i, x in zip(argnums, dyn):
+            full[i] = x
+        return f(*full)
+
+    return f_partial, tuple(args[i] for i in argnums)
+
+
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """Jacobian by forward mode: one jvp per input basis vector, batched with vmap."""
+    multiple = not isinstance(argnums, int)
+    nums = tuple(argnums) if multiple else (argnums,)
+
+    @wraps(f)
+    def jac_f(*args: Any) -> Any:
+        f_partial, dyn = argnums_partial(f, nums, args)
+        dyn = tuple(tu.tree_map(as_array, d) for d in dyn)
+        leaves, in_tree = tu.tree_flatten(dyn)
+        sizes = [int(np.size(x)) for x in leaves]
+        total = sum(sizes)
+        basis = np.eye(total, dtype=np.result_type(*[x.dtype for x in leaves]))
+        offsets = np.cumsum([0] + sizes)
+        tangent_leaves = [Array(basis[:, lo:hi].reshape((total,) + x.shape))
+                          for x, lo, hi in zip(leaves, offsets[:-1], offsets[1:])]
+        tangents = tu.tree_unflatten(in_tree, tangent_leaves)
+        pushfwd = lambda t: jvp(f_partial, dyn, t)[1]
+        jac_flat = vmap(pushfwd, out_axes=-1)(tangents)
+        return tu.tree_map(lambda j: _split_jac(j, leaves, sizes, multiple), jac_flat)
+
+    return jac_f
+
+
+def _split_jac(jac: Any, leaves: list, sizes: list, multiple: bool) -> Any:
+    out_shape = tuple(jac.shape[:-1])
+    parts, start = [], 0
+    for x, n in zip(leaves, sizes):
+        part = jac[..., start:start + n] if len(leaves) > 1 else jac
+        parts.append(part.reshape(out_shape + tuple(x.shape)))
+        start += n
+    return tuple(parts) if multiple else parts[0]
+
+
+def _abstractify(x: Any) -> Any:
+    return get_aval(x)
+
+
+def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
+    """A function that traces `f` on its arguments' types and returns the ClosedJaxpr."""
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @wraps(f)
+    def make(*args: Any) -> ClosedJaxpr:
+        if static:
+            f_dyn, dyn = argnums_partial(f, tuple(i for i in range(len(args))
+                                                  if i not in static and i - len(args) not in static),
+                                         args)
+        else:
+            f_dyn, dyn = f, args
+        leaves, in_tree = tu.tree_flatten(dyn)
+        flat_fun, _ = flatten_fun(f_dyn, in_tree)
+        return trace_to_jaxpr(flat_fun, [_abstractify(x) for x in leaves])
+
+    return make

@@ -1,0 +1,44 @@
+"""The few global switches plugax has, all visible in one place.
+
+There is deliberately no hidden configuration: every flag lives in `config`,
+has a documented environment variable, and can be changed with
+`plugax.config.update(name, value)`.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["Config", "config"]
+
+
+def _env_flag(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
+class Config:
+    """Flags read by the kernel. `update` is the only way to change them."""
+
+    _known = ("enable_x64",)
+
+    def __init__(self) -> None:
+        self.enable_x64: bool = _env_flag("PLUGAX_ENABLE_X64")
+        self._listeners: list = []
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._known:
+            raise AttributeError(
+                f"plugax.config has no flag {name!r}; known flags: {', '.join(self._known)}")
+        setattr(self, name, value)
+        for listener in self._listeners:
+            listener(name, value)
+
+    def on_change(self, listener) -> None:
+        """Register `listener(name, value)`; the dtype tables use it to refresh."""
+        self._listeners.append(listener)
+
+
+config = Config()

@@ -1,0 +1,126 @@
+"""`plugax.Array`: the one array type every plugax function returns.
+
+It holds a NumPy buffer (device buffers arrive with jit) and a weak-type flag.
+Operators and methods (`+`, `@`, `.sum()`, indexing, ...) are installed on the
+class by plugins through the `plugax_array_methods` hook, so the kernel stays
+ignorant of every primitive.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from .avals import ShapedArray, register_aval_handler
+
+__all__ = ["Array", "as_array", "from_impl_value"]
+
+
+class Array:
+    """An immutable n-dimensional array."""
+
+    __slots__ = ("_value", "weak_type", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value: Any, weak_type: bool = False):
+        self._value = value
+        self.weak_type = weak_type
+
+    @property
+    def aval(self) -> ShapedArray:
+        v = self._value
+        return ShapedArray(v.shape, v.dtype, self.weak_type)
+
+    shape = property(lambda self: self._value.shape)
+    dtype = property(lambda self: self._value.dtype)
+    ndim = property(lambda self: self._value.ndim)
+    size = property(lambda self: int(self._value.size))
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return np.asarray(self._value, dtype=dtype)
+
+    def block_until_ready(self) -> "Array":
+        return self
+
+    def item(self) -> Any:
+        return np.asarray(self._value).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._value).tolist()
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __complex__(self) -> complex:
+        return complex(self._value)
+
+    def __index__(self) -> int:
+        return int(np.asarray(self._value).__index__())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a rank-0 Array)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a rank-0 Array")
+        return (self[i] for i in range(self.shape[0]))
+
+    __hash__ = None  # type: ignore[assignment]  # arrays are mutable-looking values
+
+    def __repr__(self) -> str:
+        value = np.asarray(self._value)
+        extra = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        body = np.array2string(value, separator=", ", prefix="Array(")
+        return f"Array({body}{extra})"
+
+    def __str__(self) -> str:
+        return str(np.asarray(self._value))
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(np.asarray(self._value).item(), spec)
+        return format(str(self), spec)
+
+    def __reduce__(self):
+        return (Array, (np.asarray(self._value), self.weak_type))
+
+
+_NON_CANONICAL = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
+                  dtypes.float64: dtypes.float32,
+                  np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+def from_impl_value(value: Any, weak_type: bool = False) -> Array:
+    """Wrap an impl rule's NumPy result, canonicalising 64-bit dtypes when x64 is off."""
+    if not isinstance(value, (np.ndarray, np.generic)):
+        value = np.asarray(value)
+    if not dtypes.config.enable_x64:
+        target = _NON_CANONICAL.get(value.dtype)
+        if target is not None:
+            value = value.astype(target)
+    return Array(value, weak_type)
+
+
+def as_array(x: Any, dtype: Any = None) -> Array:
+    """Convert an array-like to an Array with a canonical dtype (no copy when possible)."""
+    if type(x) is Array and dtype is None:
+        return x
+    weak = dtype is None and type(x) in (bool, int, float, complex)
+    if dtype is None:
+        dtype = dtypes.dtype_of_value(x) if not isinstance(x, (list, tuple)) else None
+    value = np.asarray(x, dtype=dtype)
+    if dtype is None:
+        value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+    return Array(value, weak)
+
+
+register_aval_handler(Array, lambda x: ShapedArray(x._value.shape, x._value.dtype, x.weak_type))

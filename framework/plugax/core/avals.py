@@ -1,0 +1,90 @@
+"""Abstract values: what a transformation knows about a value without its data.
+
+A `ShapedArray` is the type of an array in a jaxpr: shape, dtype and whether
+the dtype is *weak* (came from a Python scalar and yields to other operands in
+promotion). Tracers carry one; rules compute them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+
+__all__ = ["ShapedArray", "get_aval", "raise_to_shaped", "register_aval_handler"]
+
+
+class ShapedArray:
+    """The set of all arrays with a given shape, dtype and weak type."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self) -> "ShapedArray":
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+    __str__ = __repr__
+
+
+_scalar_types = (bool, int, float, complex)
+_aval_handlers: dict[type, Any] = {}
+
+
+def register_aval_handler(ty: type, handler) -> None:
+    """Teach `get_aval` a new value type (used by Array and by plugins' own types)."""
+    _aval_handlers[ty] = handler
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of any value plugax accepts as an array."""
+    handler = _aval_handlers.get(type(x))
+    if handler is not None:
+        return handler(x)
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if type(x) in _scalar_types:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=True)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "__array__"):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    raise TypeError(f"value {x!r} of type {type(x).__name__} is not a valid plugax array type "
+                    f"(expected an Array, a NumPy array or a Python scalar)")
+
+
+def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
+    return aval

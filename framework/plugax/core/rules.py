@@ -1,0 +1,75 @@
+"""The rule tables: one plain dict per rule kind, keyed by Primitive.
+
+Why plain dicts: `bind` runs for every operation, and a dict lookup costs a few
+tens of nanoseconds where a pluggy hook call costs microseconds. The plugin
+registry fills these tables once from the plugins' RuleSets (and refills them,
+in place, when the set of plugins changes); nothing else writes them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import MissingRuleError
+
+__all__ = [
+    "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
+    "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
+    "weak_type_rules", "rule_owner", "rule_origin", "missing_rule", "all_tables",
+    "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX",
+]
+
+
+class RuleContext:
+    """The first argument of every rule.
+
+    A context object instead of extra positional arguments means the kernel can
+    add fields later (a new transformation wants to pass something) without
+    breaking any plugin's rule signature.
+
+    Fields: `transformation` ("eval", "abstract_eval", "jvp", "vmap",
+    "transpose", "partial_eval"), `axis_size` (vmap only, else None).
+    """
+
+    __slots__ = ("transformation", "axis_size")
+
+    def __init__(self, transformation: str, axis_size: int | None = None):
+        self.transformation = transformation
+        self.axis_size = axis_size
+
+    def __repr__(self) -> str:
+        extra = f", axis_size={self.axis_size}" if self.axis_size is not None else ""
+        return f"RuleContext({self.transformation!r}{extra})"
+
+
+IMPL_CTX = RuleContext("eval")
+ABSTRACT_EVAL_CTX = RuleContext("abstract_eval")
+JVP_CTX = RuleContext("jvp")
+TRANSPOSE_CTX = RuleContext("transpose")
+
+impl_rules: dict[Any, Callable] = {}
+abstract_eval_rules: dict[Any, Callable] = {}
+jvp_rules: dict[Any, Callable] = {}
+vmap_rules: dict[Any, Callable] = {}
+transpose_rules: dict[Any, Callable] = {}
+partial_eval_rules: dict[Any, Callable] = {}
+partial_eval_jaxpr_rules: dict[Any, Callable] = {}
+weak_type_rules: dict[Any, Callable] = {}
+# platform -> {primitive: rule}
+lowering_rules: dict[str, dict[Any, Callable]] = {}
+# primitive -> "plugin 'name' (distribution dist version)"
+rule_owner: dict[Any, str] = {}
+# (primitive, kind) -> "own" | "derived"
+rule_origin: dict[tuple, str] = {}
+
+
+def all_tables() -> dict[str, dict]:
+    """Every single-level table by rule-kind name (used by the registry and the CLI)."""
+    return {"impl": impl_rules, "abstract_eval": abstract_eval_rules, "jvp": jvp_rules,
+            "vmap": vmap_rules, "transpose": transpose_rules,
+            "partial_eval": partial_eval_rules, "partial_eval_jaxpr": partial_eval_jaxpr_rules,
+            "weak_type": weak_type_rules}
+
+
+def missing_rule(primitive: Any, kind: str, transformation: str) -> MissingRuleError:
+    owner = rule_owner.get(primitive, "no loaded plugin (was its plugin disabled or removed?)")
+    return MissingRuleError(primitive, kind, transformation, owner)

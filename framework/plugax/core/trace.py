@@ -1,0 +1,283 @@
+"""Primitives, bind, and the current trace.
+
+Design (see docs/architecture.md): instead of Autodidax's stack of MainTraces
+with integer levels and a separate `dynamic_trace`, each thread has exactly one
+*current trace*. `bind` hands every primitive application to it. A
+transformation's trace remembers its *parent* (the trace that was current when
+it started) and, while running a rule, makes that parent current, so the
+rule's own binds are interpreted one level further out. A tracer that belongs to
+another trace is just a constant to this one. This gives omnistaging for free
+(a jaxpr trace sees every bind, not only those touching its tracers), needs no
+level arithmetic, and makes `bind` one attribute read and one method call.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import ConcretizationTypeError, PlugaxError, UnexpectedTracerError
+from .avals import ShapedArray, get_aval
+from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
+    weak_type_rules, missing_rule
+
+__all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
+           "set_current_trace", "new_trace_context", "user_frame"]
+
+
+class Primitive:
+    """An atomic operation. Its behaviour lives in the rule tables, keyed by this object."""
+
+    __slots__ = ("name", "multiple_results", "__weakref__")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return _state.trace.process_primitive(self, args, params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+
+class Trace:
+    """An interpreter. Subclasses say how a primitive application is processed."""
+
+    parent: "Trace | None" = None
+
+    def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def invalidate(self) -> None:
+        """Called when the transformation ends; its tracers must not be used again."""
+
+
+class _TraceState(threading.local):
+    """Per-thread interpreter state: which trace handles the next bind."""
+
+    def __init__(self) -> None:
+        self.trace: Trace = eval_trace
+
+
+def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
+    """Apply `primitive` under the current trace. Arrays positional, metadata by keyword."""
+    return _state.trace.process_primitive(primitive, args, params)
+
+
+def current_trace() -> Trace:
+    return _state.trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace) -> Iterator[Trace]:
+    """Make `trace` current for the block; always restored, also after an exception."""
+    prev = _state.trace
+    _state.trace = trace
+    try:
+        yield trace
+    finally:
+        _state.trace = prev
+
+
+@contextmanager
+def new_trace_context(trace: Trace) -> Iterator[Trace]:
+    """Run a transformation: make `trace` current, then invalidate its tracers on exit."""
+    prev = _state.trace
+    trace.parent = prev
+    _state.trace = trace
+    try:
+        yield trace
+    finally:
+        _state.trace = prev
+        trace.invalidate()
+
+
+def user_frame() -> str:
+    """'file:line (function)' of the innermost frame outside plugax, for error messages."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename.replace("\\", "/")
+        if not (name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name):
+            return f"{name}:{frame.f_lineno} ({frame.f_code.co_name})"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+_KERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/")
+
+
+class Tracer:
+    """A boxed value flowing through a user's function while a trace interprets it.
+
+    Operators and array methods are installed on this class by the plugins
+    (`plugax_array_methods`), exactly as on `Array`, so the kernel names no
+    primitive.
+    """
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    def to_concrete_value(self) -> Any:
+        """A concrete value if this trace knows one (e.g. a JVP primal), else None."""
+        return None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def _concrete(self, operation: str) -> Any:
+        value = self.to_concrete_value()
+        if value is None:
+            raise ConcretizationTypeError(
+                f"Abstract tracer value encountered where a concrete value is expected: "
+                f"{operation} was called on {self!r}, at {user_frame()}.\n"
+                f"The value depends on the inputs of a traced function (jit, make_jaxpr, "
+                f"vmap with a batched value, ...), so Python cannot branch on it or convert "
+                f"it. Use plugax.lax.cond / while_loop / numpy.where instead, or mark the "
+                f"argument static (static_argnums).")
+        return value
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete("bool()"))
+
+    def __int__(self) -> int:
+        return int(self._concrete("int()"))
+
+    def __float__(self) -> float:
+        return float(self._concrete("float()"))
+
+    def __index__(self) -> int:
+        return int(np.asarray(self._concrete("__index__()")))
+
+    def __complex__(self) -> complex:
+        return complex(self._concrete("complex()"))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._concrete("numpy.asarray()"), dtype=dtype)
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object (a rank-0 tracer)")
+        return self.aval.shape[0]
+
+    def __iter__(self):
+        if not self.aval.shape:
+            raise TypeError("iteration over a rank-0 tracer")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    __hash__ = None  # type: ignore[assignment]  # tracers are not hashable, like arrays
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval!r}>with<{self._trace.describe()}>"
+
+
+_scalar_types = (bool, int, float, complex)
+_NON_CANONICAL = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
+                  dtypes.float64: dtypes.float32, np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+class EvalTrace(Trace):
+    """The bottom interpreter: runs each primitive's impl rule on concrete data."""
+
+    def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
+        from .array import Array, from_impl_value
+        vals, any_weak = [], False
+        for x in args:
+            if type(x) is Array:
+                vals.append(x._value)
+                any_weak = any_weak or x.weak_type
+            else:
+                val, weak = _eval_operand(x, primitive)
+                vals.append(val)
+                any_weak = any_weak or weak
+        rule = impl_rules.get(primitive)
+        if rule is None:
+            raise missing_rule(primitive, "impl", "evaluation")
+        try:
+            out = rule(IMPL_CTX, *vals, **params)
+        except PlugaxError:
+            raise
+        except Exception as err:
+            raise _explain_impl_failure(primitive, vals, params, err) from err
+        weak = _output_weak_types(primitive, args, params) if any_weak else None
+        if primitive.multiple_results:
+            weak = weak or [False] * len(out)
+            return [from_impl_value(o, w) for o, w in zip(out, weak)]
+        return from_impl_value(out, weak[0] if weak else False)
+
+    def describe(self) -> str:
+        return "EvalTrace"
+
+
+def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, bool]:
+    if type(x) in _scalar_types:
+        return np.asarray(x, dtypes.python_scalar_dtype(x)), True
+    if isinstance(x, Tracer):
+        raise UnexpectedTracerError(
+            f"Encountered an unexpected tracer: {x!r} reached primitive '{primitive}' outside "
+            f"the transformation that created it. A tracer escaped its transformation, "
+            f"usually by being stored in a global, a closure or an attribute during a traced "
+            f"call and used after that call returned.{_creation_site(x)}")
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = _NON_CANONICAL.get(x.dtype) if not dtypes.config.enable_x64 else None
+        return (x.astype(dtype) if dtype is not None else x), False
+    from .array import Array
+    if isinstance(x, Array):
+        return x._value, x.weak_type
+    if hasattr(x, "__array__"):
+        return _eval_operand(np.asarray(x), primitive)
+    raise TypeError(f"primitive '{primitive}' got an argument of type {type(x).__name__} "
+                    f"({x!r}); expected an Array, a NumPy array or a Python scalar")
+
+
+def _creation_site(tracer: Tracer) -> str:
+    site = getattr(tracer._trace, "created_at", None)
+    return f"\nThe tracer was created by {tracer._trace.describe()} at {site}." if site else ""
+
+
+def _output_weak_types(primitive: Primitive, args: tuple, params: dict) -> list[bool]:
+    """Weak types of the outputs, computed only when some input is weakly typed."""
+    rule = weak_type_rules.get(primitive)
+    if rule is not None:
+        return rule([dtypes.is_weakly_typed_value(x) for x in args], **params)
+    avals = abstract_eval_rules[primitive](ABSTRACT_EVAL_CTX, *map(get_aval, args), **params)
+    avals = avals if primitive.multiple_results else [avals]
+    return [a.weak_type for a in avals]
+
+
+def _explain_impl_failure(primitive: Primitive, vals: list, params: dict, err: Exception):
+    """Turn a NumPy failure into a message naming the primitive and its operand types."""
+    avals = [get_aval(v) for v in vals]
+    rule = abstract_eval_rules.get(primitive)
+    if rule is not None:
+        try:
+            rule(ABSTRACT_EVAL_CTX, *avals, **params)
+        except PlugaxError as typed:
+            return typed
+        except TypeError as typed:
+            return typed
+    shown = ", ".join(a.str_short() for a in avals)
+    return PlugaxError(f"primitive '{primitive}' failed on operands ({shown}) with params "
+                       f"{params}: {type(err).__name__}: {err}")
+
+
+eval_trace = EvalTrace()
+_state = _TraceState()
+

@@ -1,0 +1,46 @@
+"""Errors plugax raises on purpose. Each names the user's mistake.
+
+They subclass the builtin a user would expect (TypeError, ValueError,
+LookupError) so existing `except` clauses keep working.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "PlugaxError", "ConcretizationTypeError", "UnexpectedTracerError",
+    "MissingRuleError", "PluginError", "PluginConflictError", "ShapeError",
+]
+
+
+class PlugaxError(Exception):
+    """Base of every error plugax raises deliberately."""
+
+
+class ConcretizationTypeError(PlugaxError, TypeError):
+    """A concrete Python value (bool, int, index) was needed from an abstract tracer."""
+
+
+class UnexpectedTracerError(PlugaxError, TypeError):
+    """A tracer escaped the transformation that created it and was used later."""
+
+
+class ShapeError(PlugaxError, TypeError):
+    """Operands of a primitive have incompatible shapes or dtypes."""
+
+
+class MissingRuleError(PlugaxError, NotImplementedError):
+    """A primitive lacks the rule a transformation needs."""
+
+    def __init__(self, primitive, rule_kind: str, transformation: str, owner: str):
+        self.primitive, self.rule_kind, self.transformation = primitive, rule_kind, transformation
+        super().__init__(
+            f"primitive '{primitive}' has no {rule_kind} rule, which {transformation} needs; "
+            f"it is defined by {owner}. Add a '{rule_kind}' rule to its RuleSet "
+            f"(or an 'expand' decomposition from which it can be derived).")
+
+
+class PluginError(PlugaxError, RuntimeError):
+    """A plugin failed to load or declared something inconsistent."""
+
+
+class PluginConflictError(PluginError):
+    """Two plugins define the same primitive and neither declares an override."""

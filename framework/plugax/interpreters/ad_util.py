@@ -1,0 +1,78 @@
+"""Symbolic zeros and undefined primals: the vocabulary of differentiation rules.
+
+`Zero(aval)` stands for a tangent or cotangent that is known to be zero. It is
+never materialised unless a rule asks (`instantiate`), so `grad` of a function
+with many unused inputs allocates nothing for them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core.array import Array
+from ..core.avals import ShapedArray, get_aval
+
+__all__ = ["Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
+           "add_tangents", "tangent_aval", "is_differentiable"]
+
+
+class Zero:
+    """A symbolic zero (co)tangent of type `aval`."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def from_value(x: Any) -> "Zero":
+        return Zero(tangent_aval(get_aval(x)))
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+class UndefPrimal:
+    """A placeholder for the linear input a transpose rule solves for."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"UndefPrimal({self.aval.str_short()})"
+
+
+def is_undefined_primal(x: Any) -> bool:
+    return type(x) is UndefPrimal
+
+
+def is_differentiable(dtype: np.dtype) -> bool:
+    return dtypes.issubdtype_inexact(dtype)
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Integers and booleans have float0 tangents (no gradient), like JAX."""
+    if is_differentiable(aval.dtype):
+        return aval.update(weak_type=False) if aval.weak_type else aval
+    return ShapedArray(aval.shape, dtypes.float0, False)
+
+
+def zeros_like_aval(aval: ShapedArray) -> Array:
+    return Array(np.zeros(aval.shape, aval.dtype), False)
+
+
+def instantiate(t: Any) -> Any:
+    """A real array for a possibly symbolic zero."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return a + b

@@ -1,0 +1,126 @@
+"""Vectorising map: tracers carry a batched value and the axis it is batched along.
+
+A batch dimension of None means "not batched"; such values are never boxed.
+Moving and materialising batch axes uses `plugax.lax.transpose` and
+`plugax.lax.broadcast_in_dim`, which the shape family provides.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Sequence
+
+from ..core import trace as core
+from ..core.avals import ShapedArray, get_aval
+from ..core.rules import RuleContext, missing_rule, vmap_rules
+from ..errors import PlugaxError
+
+__all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
+           "moveaxis", "broadcast_batched", "bdim_at_front"]
+
+not_mapped = None
+
+
+class BatchTracer(core.Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace: "BatchTrace", val: Any, batch_dim: int):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = get_aval(self.val)
+        shape = aval.shape[:self.batch_dim] + aval.shape[self.batch_dim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+class BatchTrace(core.Trace):
+    def __init__(self, axis_size: int):
+        self.axis_size = axis_size
+        self.ctx = RuleContext("vmap", axis_size)
+        self.created_at = core.user_frame()
+
+    def to_val_dim(self, x: Any) -> tuple[Any, int | None]:
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        return x, not_mapped
+
+    def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
+        vals, dims = zip(*map(self.to_val_dim, args)) if args else ((), ())
+        state = core._state
+        state.trace = self.parent
+        try:
+            if all(d is None for d in dims):
+                return primitive.bind(*vals, **params)
+            rule = vmap_rules.get(primitive)
+            if rule is None:
+                raise missing_rule(primitive, "vmap", "vmap (batching)")
+            out, out_dim = rule(self.ctx, list(vals), list(dims), **params)
+        finally:
+            state.trace = self
+        if primitive.multiple_results:
+            return [self.box(v, d) for v, d in zip(out, out_dim)]
+        return self.box(out, out_dim)
+
+    def box(self, val: Any, dim: int | None) -> Any:
+        return val if dim is None else BatchTracer(self, val, dim)
+
+    def describe(self) -> str:
+        return f"BatchTrace(axis_size={self.axis_size})"
+
+
+def _lax(name: str) -> Callable:
+    lax = sys.modules.get("plugax.lax")
+    fn = getattr(lax, name, None) if lax is not None else None
+    if fn is None:
+        raise PlugaxError(f"vmap needs plugax.lax.{name}, which no loaded plugin provides "
+                          f"(it comes with the 'shape' family)")
+    return fn
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    if src == dst:
+        return x
+    ndim = get_aval(x).ndim
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return _lax("transpose")(x, tuple(perm))
+
+
+def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
+    """Materialise an unbatched value with a batch axis of `axis_size` at `dst`."""
+    aval = get_aval(x)
+    shape = list(aval.shape)
+    shape.insert(dst, axis_size)
+    dims = tuple(i for i in range(len(shape)) if i != dst)
+    return _lax("broadcast_in_dim")(x, tuple(shape), dims)
+
+
+def move_batch_axis(axis_size: int, src: int | None, dst: int, x: Any) -> Any:
+    if src is None:
+        return broadcast_batched(x, axis_size, dst)
+    return moveaxis(x, src, dst)
+
+
+def bdim_at_front(x: Any, bdim: int | None, axis_size: int) -> Any:
+    return move_batch_axis(axis_size, bdim, 0, x)
+
+
+def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequence[Any],
+              args: Sequence[Any], out_dims: Sequence[int | None]) -> list:
+    """Run `fun` batched; outputs get their batch axis at `out_dims` (None: unbatched)."""
+    trace = BatchTrace(axis_size)
+    with core.new_trace_context(trace):
+        ins = [trace.box(x, d) for x, d in zip(args, in_dims)]
+        outs = fun(*ins)
+        vals_dims = [trace.to_val_dim(o) for o in outs]
+    results = []
+    for (val, dim), out_dim in zip(vals_dims, out_dims):
+        if out_dim is None:
+            if dim is not None:
+                raise ValueError("vmap has out_axes=None for an output that is batched")
+            results.append(val)
+        else:
+            results.append(move_batch_axis(axis_size, dim, out_dim, val))
+    return results

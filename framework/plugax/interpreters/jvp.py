@@ -1,0 +1,86 @@
+"""Forward-mode differentiation: tracers carry a primal and a tangent.
+
+Tangents may be symbolic `Zero`s; a primitive whose inputs all have zero
+tangents is not differentiated at all, just evaluated one level out.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from ..core import trace as core
+from ..core.avals import ShapedArray, get_aval
+from ..core.rules import JVP_CTX, jvp_rules, missing_rule
+from .ad_util import Zero
+
+__all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
+
+
+class JVPTracer(core.Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return get_aval(self.primal)
+
+    def to_concrete_value(self) -> Any:
+        p = self.primal
+        return p.to_concrete_value() if isinstance(p, core.Tracer) else p
+
+
+class JVPTrace(core.Trace):
+    def __init__(self) -> None:
+        self.created_at = core.user_frame()
+
+    def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_value(x)
+
+    def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
+        primals, tangents = [], []
+        nonzero = False
+        for x in args:
+            if isinstance(x, JVPTracer) and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+                nonzero = nonzero or type(x.tangent) is not Zero
+            else:
+                primals.append(x)
+                tangents.append(None)  # filled in below only if needed
+        state = core._state
+        state.trace = self.parent
+        try:
+            if not nonzero:
+                return primitive.bind(*primals, **params)
+            tangents = [Zero.from_value(p) if t is None else t for p, t in zip(primals, tangents)]
+            rule = jvp_rules.get(primitive)
+            if rule is None:
+                raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")
+            primal_out, tangent_out = rule(JVP_CTX, primals, tangents, **params)
+        finally:
+            state.trace = self
+        if primitive.multiple_results:
+            return [self.box(p, t) for p, t in zip(primal_out, tangent_out)]
+        return self.box(primal_out, tangent_out)
+
+    def box(self, primal: Any, tangent: Any) -> Any:
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def describe(self) -> str:
+        return "JVPTrace"
+
+
+def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
+             tangents: Sequence[Any]) -> tuple[list, list]:
+    """Run `fun` on primal-tangent pairs; tangents out may be `Zero`."""
+    trace = JVPTrace()
+    with core.new_trace_context(trace):
+        ins = [trace.box(p, t) for p, t in zip(primals, tangents)]
+        outs = fun(*ins)
+        pairs = [trace.to_primal_tangent(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]

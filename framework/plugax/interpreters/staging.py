@@ -1,0 +1,91 @@
+"""Building jaxprs by tracing: every bind under this trace becomes an equation.
+
+Values that are not this trace's tracers become constants of the jaxpr:
+scalars inline as Literals, everything else (arrays, or tracers of enclosing
+transformations) hoisted to constvars whose values are returned alongside.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core import trace as core
+from ..core.array import Array
+from ..core.avals import ShapedArray, get_aval
+from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule
+from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+__all__ = ["JaxprTrace", "JaxprTracer", "trace_to_jaxpr"]
+
+_python_scalars = (bool, int, float, complex)
+
+
+class JaxprTracer(core.Tracer):
+    __slots__ = ("var",)
+
+    def __init__(self, trace: "JaxprTrace", var: Var):
+        self._trace = trace
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.var.aval
+
+
+class JaxprTrace(core.Trace):
+    def __init__(self) -> None:
+        self.eqns: list[JaxprEqn] = []
+        self.invars: list[Var] = []
+        self.constvars: dict[int, Var] = {}
+        self.constvals: list[Any] = []
+        self.created_at = core.user_frame()
+
+    def new_arg(self, aval: ShapedArray) -> JaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return JaxprTracer(self, var)
+
+    def to_atom(self, x: Any) -> Var | Literal:
+        if isinstance(x, JaxprTracer) and x._trace is self:
+            return x.var
+        if type(x) in _python_scalars:
+            return Literal(x)
+        if isinstance(x, (np.generic, np.ndarray, Array)) and np.ndim(x) == 0 \
+                and not isinstance(x, core.Tracer):
+            return Literal(x, get_aval(x))
+        var = self.constvars.get(id(x))
+        if var is None:
+            var = self.constvars[id(x)] = Var(get_aval(x))
+            self.constvals.append(x)
+        return var
+
+    def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
+        atoms = [self.to_atom(x) for x in args]
+        rule = abstract_eval_rules.get(primitive)
+        if rule is None:
+            raise missing_rule(primitive, "abstract_eval", "tracing to a jaxpr")
+        out = rule(ABSTRACT_EVAL_CTX, *[a.aval for a in atoms], **params)
+        avals = out if primitive.multiple_results else [out]
+        outvars = [Var(a) for a in avals]
+        self.eqns.append(JaxprEqn(atoms, outvars, primitive, params))
+        tracers = [JaxprTracer(self, v) for v in outvars]
+        return tracers if primitive.multiple_results else tracers[0]
+
+    def to_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
+        outvars = [self.to_atom(x) for x in outs]
+        jaxpr = Jaxpr(list(self.constvars.values()), self.invars, self.eqns, outvars)
+        return ClosedJaxpr(jaxpr, self.constvals)
+
+    def describe(self) -> str:
+        return "JaxprTrace"
+
+
+def trace_to_jaxpr(fun: Callable[..., Sequence[Any]],
+                   in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
+    """Trace flat `fun` on abstract inputs; closed-over values become consts."""
+    trace = JaxprTrace()
+    with core.new_trace_context(trace):
+        tracers = [trace.new_arg(a) for a in in_avals]
+        outs = fun(*tracers)
+        return trace.to_jaxpr(list(outs))

@@ -1,0 +1,1 @@
+"""The plugin system: hook specs, typed records, the registry and rule helpers."""

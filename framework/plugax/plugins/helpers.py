@@ -1,0 +1,162 @@
+"""Constructors that make a primitive family short to write.
+
+Most primitives fall into a few shapes: unary elementwise (`defvectorized`),
+n-ary elementwise with lax's scalar broadcasting (`defbroadcasting`), linear
+ones (`deflinear`), and ones whose derivative is a sum of per-argument terms
+(`defjvp`). Each helper builds the rules once; the family only states what is
+particular to each primitive.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.trace import Primitive
+from ..errors import ShapeError
+from ..interpreters.ad_util import Zero, add_tangents, instantiate
+from ..interpreters.batching import broadcast_batched, moveaxis
+from .ruleset import RuleSet
+
+__all__ = ["all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
+           "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape",
+           "same_dtypes"]
+
+
+def all_weak(weak_flags: Sequence[bool], **params: Any) -> list[bool]:
+    """Elementwise weak-type rule: the result is weak only if every operand is."""
+    return [all(weak_flags)]
+
+
+def standard_abstract_eval(prim: Primitive, shape_rule: Callable, dtype_rule: Callable,
+                           weak_type_rule: Callable = all_weak) -> Callable:
+    """abstract_eval split JAX-style into shape, dtype and weak-type rules."""
+    def abstract_eval(ctx, *avals: ShapedArray, **params: Any) -> ShapedArray:
+        shape = shape_rule(*avals, **params)
+        dtype = dtype_rule(*avals, **params)
+        weak = weak_type_rule([a.weak_type for a in avals], **params)[0]
+        return ShapedArray(shape, dtype, weak)
+    abstract_eval.__name__ = f"{prim.name}_abstract_eval"
+    return abstract_eval
+
+
+def _operands(avals: Sequence[ShapedArray]) -> str:
+    return ", ".join(a.str_short() for a in avals)
+
+
+def same_dtypes(prim: Primitive, allowed: Callable[[np.dtype], bool] | None = None,
+                kinds: str = "") -> Callable:
+    """dtype rule: all operands share one dtype (weak types aside), optionally restricted."""
+    def dtype_rule(*avals: ShapedArray, **params: Any) -> np.dtype:
+        dtypes_in = {a.dtype for a in avals}
+        if len(dtypes_in) > 1:
+            raise ShapeError(f"primitive '{prim}' requires operands of one dtype, got "
+                             f"({_operands(avals)}); convert with "
+                             f"plugax.lax.convert_element_type or use plugax.numpy, "
+                             f"which promotes")
+        dtype = avals[0].dtype
+        if allowed is not None and not allowed(dtype):
+            raise ShapeError(f"primitive '{prim}' does not accept dtype {dtype.name}"
+                             f"{' (it needs ' + kinds + ')' if kinds else ''}; "
+                             f"got ({_operands(avals)})")
+        return dtype
+    return dtype_rule
+
+
+def broadcasting_shape(prim: Primitive) -> Callable:
+    """Shape rule of lax elementwise ops: equal shapes, except rank-0 operands broadcast."""
+    def shape_rule(*avals: ShapedArray, **params: Any) -> tuple:
+        shapes = {a.shape for a in avals if a.shape != ()}
+        if len(shapes) > 1:
+            raise ShapeError(f"primitive '{prim}' requires operands of equal shapes (or "
+                             f"rank-0 scalars), got ({_operands(avals)}); use "
+                             f"plugax.numpy, which broadcasts")
+        return shapes.pop() if shapes else ()
+    return shape_rule
+
+
+def vectorized_vmap(prim: Primitive) -> Callable:
+    """vmap of a unary elementwise op: apply it, the batch axis stays where it is."""
+    def vmap_rule(ctx, args, dims, **params):
+        return prim.bind(args[0], **params), dims[0]
+    return vmap_rule
+
+
+def broadcasting_vmap(prim: Primitive) -> Callable:
+    """vmap of an n-ary elementwise op: batch axes to the front, then apply."""
+    def vmap_rule(ctx, args, dims, **params):
+        from ..core.avals import get_aval
+        avals = [get_aval(x) for x in args]
+        unbatched = [a.shape[:d] + a.shape[d + 1:] if d is not None else a.shape
+                     for a, d in zip(avals, dims)]
+        out_shape = max(unbatched, key=len)
+        moved = []
+        for x, d, shape in zip(args, dims, unbatched):
+            if d is None:
+                moved.append(x if shape == () else broadcast_batched(x, ctx.axis_size, 0))
+                continue
+            x = moveaxis(x, d, 0)
+            if shape != out_shape:  # a batched scalar meets a non-scalar operand
+                import plugax.lax as lax
+                x = lax.broadcast_in_dim(x, (ctx.axis_size,) + out_shape, (0,))
+            moved.append(x)
+        return prim.bind(*moved, **params), 0
+    return vmap_rule
+
+
+def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
+    """jvp rule from one function per argument: `partial(g, ans, *primals, **params)`.
+
+    Each returns that argument's contribution to the output tangent; None marks
+    an argument the output does not depend on differentiably.
+    """
+    def jvp(ctx, primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out = Zero.from_value(ans)
+        for fn, t in zip(partials, tangents):
+            if fn is not None and type(t) is not Zero:
+                out = add_tangents(out, fn(t, ans, *primals, **params))
+        return ans, out
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def deflinear(prim: Primitive) -> Callable:
+    """jvp rule of an op linear in all its operands jointly: apply it to the tangents."""
+    def jvp(ctx, primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        return ans, prim.bind(*map(instantiate, tangents), **params)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def defvectorized(prim: Primitive, impl: Callable, *, dtype_rule: Callable | None = None,
+                  **rules: Any) -> RuleSet:
+    """RuleSet of a unary elementwise primitive; `impl(x, **params)` is a NumPy function."""
+    dtype_rule = dtype_rule or same_dtypes(prim)
+    return RuleSet(
+        primitive=prim,
+        impl=lambda ctx, x, **params: impl(x, **params),
+        abstract_eval=standard_abstract_eval(prim, lambda a, **_: a.shape, dtype_rule),
+        vmap=rules.pop("vmap", None) or vectorized_vmap(prim),
+        weak_type=rules.pop("weak_type", None) or all_weak,
+        **rules)
+
+
+def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | None = None,
+                    weak_type: Callable = all_weak, **rules: Any) -> RuleSet:
+    """RuleSet of an n-ary elementwise primitive with lax's scalar broadcasting."""
+    dtype_rule = dtype_rule or same_dtypes(prim)
+    shape_rule = broadcasting_shape(prim)
+
+    def checked_impl(ctx, *args, **params):
+        return impl(*args, **params)
+
+    return RuleSet(
+        primitive=prim,
+        impl=checked_impl,
+        abstract_eval=standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type),
+        vmap=rules.pop("vmap", None) or broadcasting_vmap(prim),
+        weak_type=weak_type,
+        **rules)

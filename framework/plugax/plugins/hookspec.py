@@ -1,0 +1,64 @@
+"""The plugin contract: every hook a plugax plugin may implement.
+
+A plugin is any module or object with functions marked `@hookimpl` whose names
+match the specs below. Built-in families and third-party packages are loaded the
+same way: through the entry-point group ``plugax``.
+
+None of these hooks is `firstresult`: every plugin's answer counts. The kernel
+calls each hook once per registry build (never per operation) and turns the
+answers into plain dict tables.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping
+
+import pluggy
+
+from .ruleset import PluginInfo, RuleSet
+
+__all__ = ["hookspec", "hookimpl", "PROJECT"]
+
+PROJECT = "plugax"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def plugax_plugin_info() -> PluginInfo:
+    """Describe this plugin: name, supported plugin-API range, required plugins.
+
+    Required of every plugin. The kernel checks `api_versions` against
+    `plugax.plugin_api_version` before reading any other hook.
+    """
+
+
+@hookspec
+def plugax_primitive_rules() -> Iterable[RuleSet]:
+    """Return one `RuleSet` per primitive this plugin defines.
+
+    A primitive defined by two plugins is an error naming both distributions,
+    unless exactly one of the RuleSets sets ``overrides=True``.
+    """
+
+
+@hookspec
+def plugax_frontend() -> Mapping[str, Mapping[str, Callable]]:
+    """Return user-facing functions by namespace, e.g. ``{"numpy": {...}, "lax": {...}}``.
+
+    Namespace ``"numpy"`` fills ``plugax.numpy``, ``"lax"`` fills ``plugax.lax``;
+    any other dotted name (``"scipy.special"``) becomes ``plugax.scipy.special``.
+    """
+
+
+@hookspec
+def plugax_array_methods() -> Mapping[str, Callable]:
+    """Return methods and operators for `plugax.Array` and every Tracer.
+
+    Keys are attribute names (``"__add__"``, ``"sum"``, ``"T"``); a value that is
+    a `property` is installed as one.
+    """
+
+
+@hookspec
+def plugax_test_cases() -> Iterable[Any]:
+    """Return `plugax.testing.Case` objects the conformance kit runs for this plugin."""

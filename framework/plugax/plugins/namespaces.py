@@ -1,0 +1,69 @@
+"""Front-end namespaces (`plugax.numpy`, `plugax.lax`, ...) and Array methods.
+
+The kernel defines no user-facing math: plugins contribute it. This module
+installs their functions as attributes of namespace modules and their methods
+on `Array` and `Tracer`, and removes them again on a rebuild.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Callable, Mapping
+
+from ..core.array import Array
+from ..core.trace import Tracer
+
+__all__ = ["install_frontend", "install_array_methods", "clear_frontend", "namespace_module"]
+
+_installed_functions: list[tuple[types.ModuleType, str]] = []
+_installed_methods: list[str] = []
+_MISSING = object()
+_original_methods: dict[tuple, object] = {}
+_CLASSES = (Array, Tracer)
+
+
+def namespace_module(name: str) -> types.ModuleType:
+    """The module for namespace `name` ("numpy", "scipy.special"), created if needed."""
+    full = f"plugax.{name}"
+    module = sys.modules.get(full)
+    if module is None:
+        try:
+            module = importlib.import_module(full)
+        except ImportError:
+            module = types.ModuleType(full, f"Functions contributed by plugins to {full}.")
+            sys.modules[full] = module
+            parent_name, _, child = full.rpartition(".")
+            setattr(namespace_module(parent_name[len("plugax."):]) if "." in name
+                    else sys.modules["plugax"], child, module)
+    return module
+
+
+def install_frontend(namespaces: Mapping[str, Mapping[str, Callable]]) -> None:
+    for ns_name, functions in namespaces.items():
+        module = namespace_module(ns_name)
+        for fname, fn in functions.items():
+            setattr(module, fname, fn)
+            _installed_functions.append((module, fname))
+
+
+def install_array_methods(methods: Mapping[str, Callable]) -> None:
+    for name, fn in methods.items():
+        for cls in _CLASSES:
+            _original_methods.setdefault((cls, name), cls.__dict__.get(name, _MISSING))
+            setattr(cls, name, fn)
+        _installed_methods.append(name)
+
+
+def clear_frontend() -> None:
+    for module, fname in _installed_functions:
+        module.__dict__.pop(fname, None)
+    _installed_functions.clear()
+    for name in _installed_methods:
+        for cls in _CLASSES:
+            original = _original_methods.pop((cls, name), _MISSING)
+            if original is not _MISSING:
+                setattr(cls, name, original)
+            elif name in cls.__dict__:
+                delattr(cls, name)
+    _installed_methods.clear()

@@ -1,0 +1,204 @@
+"""Pytrees: nested containers whose leaves are arrays.
+
+Transformations work on flat lists of arrays; pytrees let users pass tuples,
+lists, dicts, namedtuples and their own registered types instead. Flattening
+gives the leaves plus a `PyTreeDef` that can rebuild the container.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence
+
+__all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten",
+           "tree_unflatten", "tree_map", "tree_leaves", "tree_structure", "treedef_is_leaf",
+           "flatten_prefix", "all_leaves"]
+
+
+class NodeType(NamedTuple):
+    name: str
+    to_iterable: Callable[[Any], tuple[Hashable, Iterable[Any]]]
+    from_iterable: Callable[[Hashable, Iterable[Any]], Any]
+
+
+_node_types: dict[type, NodeType] = {}
+
+
+def register_pytree_node(ty: type, flatten: Callable, unflatten: Callable) -> None:
+    """`flatten(x) -> (children, aux)`, `unflatten(aux, children) -> x` (JAX's order)."""
+    _node_types[ty] = NodeType(ty.__qualname__,
+                               lambda x: _swap(flatten(x)), unflatten)
+
+
+def _swap(pair: tuple) -> tuple:
+    children, aux = pair
+    return aux, children
+
+
+def register_dataclass(cls: type, data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None) -> type:
+    """Register a dataclass: `data_fields` are children, `meta_fields` static metadata."""
+    if data_fields is None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        meta_fields = tuple(meta_fields or ())
+        data_fields = [n for n in names if n not in meta_fields]
+    meta_fields, data_fields = tuple(meta_fields or ()), tuple(data_fields)
+
+    def flatten(x: Any) -> tuple:
+        return [getattr(x, n) for n in data_fields], tuple(getattr(x, n) for n in meta_fields)
+
+    def unflatten(meta: tuple, children: Iterable[Any]) -> Any:
+        kwargs = dict(zip(meta_fields, meta))
+        kwargs.update(zip(data_fields, children))
+        return cls(**kwargs)
+
+    register_pytree_node(cls, flatten, unflatten)
+    return cls
+
+
+class PyTreeDef:
+    """The structure of a pytree: a node type, its static metadata, and children."""
+
+    __slots__ = ("node", "meta", "children", "num_leaves", "_hash")
+
+    def __init__(self, node: NodeType | None, meta: Hashable, children: tuple):
+        self.node, self.meta, self.children = node, meta, children
+        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+        self._hash = None
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is PyTreeDef and self.node == other.node
+                and self.meta == other.meta and self.children == other.children)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash((self.node and self.node.name, _hashable(self.meta),
+                               self.children))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"PyTreeDef({self._show()})"
+
+    def _show(self) -> str:
+        if self.node is None:
+            return "*"
+        inner = ", ".join(c._show() for c in self.children)
+        if self.node is _NONE_NODE:
+            return "None"
+        if self.node.name == "tuple":
+            return f"({inner}{',' if len(self.children) == 1 else ''})"
+        if self.node.name == "list":
+            return f"[{inner}]"
+        if self.node.name == "dict":
+            return "{" + ", ".join(f"{k!r}: {c._show()}"
+                                   for k, c in zip(self.meta, self.children)) + "}"
+        return f"{self.node.name}({inner})"
+
+
+def _hashable(meta: Any) -> Any:
+    try:
+        hash(meta)
+        return meta
+    except TypeError:
+        return repr(meta)
+
+
+_LEAF = PyTreeDef(None, None, ())
+_NONE_NODE = NodeType("None", lambda x: (None, ()), lambda meta, children: None)
+
+register_pytree_node(tuple, lambda t: (t, None), lambda _, xs: tuple(xs))
+register_pytree_node(list, lambda lst: (lst, None), lambda _, xs: list(xs))
+register_pytree_node(dict,
+                     lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+                     lambda keys, xs: dict(zip(keys, xs)))
+_node_types[type(None)] = _NONE_NODE
+
+
+def _node_type(x: Any) -> NodeType | None:
+    node = _node_types.get(type(x))
+    if node is None and isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        ty = type(x)
+        node = NodeType(ty.__qualname__, lambda t: (ty, tuple(t)),
+                        lambda cls, xs: cls(*xs))
+    return node
+
+
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    leaves: list[Any] = []
+    return leaves, _flatten(tree, leaves, is_leaf)
+
+
+def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
+    node = None if (is_leaf is not None and is_leaf(x)) else _node_type(x)
+    if node is None:
+        leaves.append(x)
+        return _LEAF
+    meta, children = node.to_iterable(x)
+    return PyTreeDef(node, meta, tuple(_flatten(c, leaves, is_leaf) for c in children))
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    leaves = list(leaves)
+    if len(leaves) != treedef.num_leaves:
+        raise ValueError(f"tree_unflatten: {treedef} has {treedef.num_leaves} leaves, "
+                         f"got {len(leaves)}")
+    return _unflatten(treedef, iter(leaves))
+
+
+def _unflatten(treedef: PyTreeDef, leaves: Any) -> Any:
+    if treedef.node is None:
+        return next(leaves)
+    children = [_unflatten(c, leaves) for c in treedef.children]
+    return treedef.node.from_iterable(treedef.meta, children)
+
+
+def tree_leaves(tree: Any) -> list:
+    return tree_flatten(tree)[0]
+
+
+def tree_structure(tree: Any) -> PyTreeDef:
+    return tree_flatten(tree)[1]
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    return treedef.node is None
+
+
+def all_leaves(xs: Iterable[Any]) -> bool:
+    return all(_node_type(x) is None for x in xs)
+
+
+def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
+    leaves, treedef = tree_flatten(tree)
+    others = []
+    for r in rest:
+        r_leaves, r_def = tree_flatten(r)
+        if r_def != treedef:
+            raise ValueError(f"tree_map: structures differ: {treedef} vs {r_def}")
+        others.append(r_leaves)
+    return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def flatten_prefix(prefix: Any, treedef: PyTreeDef, what: str) -> list:
+    """Broadcast a pytree prefix (like vmap's in_axes) to the leaves of `treedef`.
+
+    A leaf of `prefix` (including None) applies to the whole subtree under it.
+    """
+    out: list[Any] = []
+    _broadcast_prefix(prefix, treedef, out, what, "")
+    return out
+
+
+def _broadcast_prefix(prefix: Any, treedef: PyTreeDef, out: list, what: str, path: str) -> None:
+    node = _node_type(prefix) if prefix is not None else None
+    if node is None:
+        out.extend([prefix] * treedef.num_leaves)
+        return
+    meta, children = node.to_iterable(prefix)
+    children = list(children)
+    if treedef.node is None or node.name != treedef.node.name or len(children) != len(
+            treedef.children) or (node.name == "dict" and meta != treedef.meta):
+        raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
+                         f"value; got {what} {prefix!r} at position {path or 'root'} for a "
+                         f"value with structure {treedef}")
+    for i, (p, sub) in enumerate(zip(children, treedef.children)):
+        _broadcast_prefix(p, sub, out, what, f"{path}[{i}]")

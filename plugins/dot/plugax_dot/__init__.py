@@ -1,0 +1,1 @@
+"""The dot primitive family of plugax."""

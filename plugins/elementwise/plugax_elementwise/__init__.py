@@ -1,0 +1,1 @@
+"""The elementwise primitive family of plugax."""

@@ -1,0 +1,1 @@
+"""The reductions primitive family of plugax."""

@@ -1,0 +1,1 @@
+"""The shape primitive family of plugax."""
