@@ -12,6 +12,8 @@ from .errors import (ConcretizationTypeError, UnexpectedTracerError, MissingRule
                      PluginError, PluginConflictError, ShapeError, PlugaxError)
 from .jaxpr import ClosedJaxpr, Jaxpr, typecheck_jaxpr, eval_jaxpr
 from .api import jvp, vmap, jacfwd, make_jaxpr
+from .autodiff import linearize, vjp, grad, value_and_grad, jacrev, hessian, linear_transpose
+from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
 from .plugins.registry import registry, plugin_api_version
 from . import tree_util, numpy, lax, dtypes
 
@@ -20,7 +22,9 @@ __version__ = "0.1.0"
 __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeError",
            "UnexpectedTracerError", "MissingRuleError", "PluginError", "PluginConflictError",
            "ShapeError", "PlugaxError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
-           "jvp", "vmap", "jacfwd", "make_jaxpr", "registry", "plugin_api_version",
+           "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
+           "jacrev", "hessian", "linear_transpose", "custom_jvp", "custom_vjp", "registry", "plugin_api_version",
            "tree_util", "numpy", "lax", "dtypes"]
 
+registry.add_builtin(kernel_plugin, "kernel")
 registry.load_entry_points()

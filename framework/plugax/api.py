@@ -13,6 +13,7 @@ import numpy as np
 from . import tree_util as tu
 from .core.array import Array, as_array
 from .core.avals import get_aval
+from .core.trace import Tracer
 from .interpreters import ad_util
 from .interpreters.batching import vmap_flat
 from .interpreters.jvp import jvp_flat
@@ -73,7 +74,13 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
     flat_fun, out_tree = flatten_fun(f, in_tree)
     p_out, t_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
     t_out = [ad_util.instantiate(t) for t in t_out]
-    return tu.tree_unflatten(out_tree(), p_out), tu.tree_unflatten(out_tree(), t_out)
+    return (tu.tree_unflatten(out_tree(), as_arrays(p_out)),
+            tu.tree_unflatten(out_tree(), as_arrays(t_out)))
+
+
+def as_arrays(xs: Sequence[Any]) -> list:
+    """Results of transformations are Arrays (or tracers), never bare Python scalars."""
+    return [x if isinstance(x, (Array, Tracer)) else as_array(x) for x in xs]
 
 
 def _normalize_axis(axis: int | None, ndim: int, what: str) -> int | None:
@@ -105,7 +112,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
         flat_fun, out_tree = flatten_fun(f, in_tree)
         out_dims = _LazyOutDims(out_axes, out_tree)
         outs = vmap_flat(flat_fun, size, dims, args_flat, out_dims)
-        return tu.tree_unflatten(out_tree(), outs)
+        return tu.tree_unflatten(out_tree(), as_arrays(outs))
 
     return batched_f
 

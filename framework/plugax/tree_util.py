@@ -7,6 +7,7 @@ gives the leaves plus a `PyTreeDef` that can rebuild the container.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence
 
 __all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten",
@@ -116,10 +117,14 @@ _node_types[type(None)] = _NONE_NODE
 def _node_type(x: Any) -> NodeType | None:
     node = _node_types.get(type(x))
     if node is None and isinstance(x, tuple) and hasattr(type(x), "_fields"):
-        ty = type(x)
-        node = NodeType(ty.__qualname__, lambda t: (ty, tuple(t)),
-                        lambda cls, xs: cls(*xs))
+        node = _namedtuple_node(type(x))
     return node
+
+
+@functools.lru_cache(maxsize=None)
+def _namedtuple_node(ty: type) -> NodeType:
+    """One NodeType per namedtuple class, so equal structures give equal treedefs."""
+    return NodeType(ty.__qualname__, lambda t: (ty, tuple(t)), lambda cls, xs: cls(*xs))
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:

@@ -62,6 +62,13 @@ class Trace:
     def invalidate(self) -> None:
         """Called when the transformation ends; its tracers must not be used again."""
 
+    def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
+        """Default for traces that do not differentiate: just run the function."""
+        return fun(*args)
+
+    def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
+        return fun(*args)
+
 
 class _TraceState(threading.local):
     """Per-thread interpreter state: which trace handles the next bind."""

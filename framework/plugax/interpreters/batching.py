@@ -13,6 +13,7 @@ from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import RuleContext, missing_rule, vmap_rules
 from ..errors import PlugaxError
+from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
            "moveaxis", "broadcast_batched", "bdim_at_front"]
@@ -66,8 +67,71 @@ class BatchTrace(core.Trace):
     def box(self, val: Any, dim: int | None) -> Any:
         return val if dim is None else BatchTracer(self, val, dim)
 
+    def _batched_call(self, args: list, process, make_funs) -> list:
+        """Re-issue a custom-derivative call one level out with batched callables."""
+        vals, dims = zip(*map(self.to_val_dim, args)) if args else ((), ())
+        vals, dims = list(vals), list(dims)
+        state = core._state
+        state.trace = self.parent
+        try:
+            if all(d is None for d in dims):
+                return process(self.parent, *make_funs(None), vals)
+            outs = process(self.parent, *make_funs(dims), vals)
+        finally:
+            state.trace = self
+        return [self.box(o, 0) for o in outs]
+
+    def _vmapped(self, fn, dims):
+        return lambda *xs: vmap_flat(fn, self.axis_size, dims, xs, _front())
+
+    def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
+        def make(dims):
+            if dims is None:
+                return fun, jvp
+            n = len(dims)
+            def jvp_flat(*pt):
+                p_out, t_out = jvp(list(pt[:n]), list(pt[n:]))
+                return [*p_out, *t_out]
+            both = self._vmapped(jvp_flat, dims + dims)
+            def jvp_b(primals, tangents):
+                outs = both(*primals, *[instantiate(t) for t in tangents])
+                return outs[:len(outs) // 2], outs[len(outs) // 2:]
+            return self._vmapped(fun, dims), jvp_b
+        return self._batched_call(
+            args, lambda t, f, j, v: t.process_custom_jvp_call(f, j, v), make)
+
+    def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
+        def make(dims):
+            if dims is None:
+                return fun, fwd, bwd
+            split = {}
+            def fwd_flat(*xs):
+                outs, res = fwd(*xs)
+                split["n"] = len(outs)
+                return [*outs, *res]
+            fwd_all = self._vmapped(fwd_flat, dims)
+            def fwd_b(*xs):
+                both = fwd_all(*xs)
+                return both[:split["n"]], both[split["n"]:]
+            def bwd_b(res, cts):
+                nr = len(res)
+                body = lambda *rc: bwd(list(rc[:nr]), list(rc[nr:]))
+                return vmap_flat(body, self.axis_size, [0] * (nr + len(cts)),
+                                 [*res, *[instantiate(c) for c in cts]], _front())
+            return self._vmapped(fun, dims), fwd_b, bwd_b
+        return self._batched_call(args, lambda t, f, fw, bw, v: t.process_custom_vjp_call(
+            f, fw, bw, v), make)
+
     def describe(self) -> str:
         return f"BatchTrace(axis_size={self.axis_size})"
+
+
+class _front:
+    """Endless batch-axis-0 output spec for vmap_flat."""
+
+    def __iter__(self):
+        while True:
+            yield 0
 
 
 def _lax(name: str) -> Callable:

@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
-from .ad_util import Zero
+from .ad_util import Zero, instantiate, tangent_aval
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
 
@@ -70,6 +70,41 @@ class JVPTrace(core.Trace):
 
     def box(self, primal: Any, tangent: Any) -> Any:
         return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def _unbox_all(self, args: list) -> tuple[list, list, bool]:
+        pairs = [self.to_primal_tangent(x) for x in args]
+        primals, tangents = [p for p, _ in pairs], [t for _, t in pairs]
+        return primals, tangents, all(type(t) is Zero for t in tangents)
+
+    def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
+        """Run the user's jvp rule one level out instead of differentiating `fun`."""
+        primals, tangents, all_zero = self._unbox_all(args)
+        state = core._state
+        state.trace = self.parent
+        try:
+            if all_zero:
+                return self.parent.process_custom_jvp_call(fun, jvp, primals)
+            p_out, t_out = jvp(primals, [instantiate(t) for t in tangents])
+        finally:
+            state.trace = self
+        return [self.box(p, t) for p, t in zip(p_out, t_out)]
+
+    def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
+        """Primal outputs from `fwd`; the tangent is a custom_lin eqn transposed by `bwd`."""
+        from ..custom_derivatives import custom_lin_p
+        primals, tangents, all_zero = self._unbox_all(args)
+        state = core._state
+        state.trace = self.parent
+        try:
+            if all_zero:
+                return self.parent.process_custom_vjp_call(fun, fwd, bwd, primals)
+            outs, res = fwd(*primals)
+            out_avals = tuple(tangent_aval(get_aval(o)) for o in outs)
+            t_out = custom_lin_p.bind(*res, *[instantiate(t) for t in tangents],
+                                      num_res=len(res), bwd=bwd, out_avals=out_avals)
+        finally:
+            state.trace = self
+        return [self.box(p, t) for p, t in zip(outs, t_out)]
 
     def describe(self) -> str:
         return "JVPTrace"

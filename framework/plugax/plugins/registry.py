@@ -108,6 +108,10 @@ class Registry:
             self.rebuild()
             return record
 
+    def add_builtin(self, plugin: Any, name: str) -> None:
+        """Register one of the kernel's own plugins (tables are built by the next rebuild)."""
+        self._register(plugin, PluginRecord(name, "plugax", "builtin"))
+
     def unregister(self, name: str) -> None:
         with self._lock:
             record = self.records.pop(name, None)

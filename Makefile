@@ -1,0 +1,52 @@
+# plugax developer commands. Needs only Python (3.10+) and make; everything else
+# goes into .venv. Each stamp file reinstalls only when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip install --quiet
+PYTEST := PLUGAX_STRICT_PLUGINS=1 $(PY) -m pytest
+
+.PHONY: demo test bench tox plugins clean
+
+demo: $(VENV)/.stamp-base
+	$(PY) -m plugax demo
+
+plugins: $(VENV)/.stamp-base
+	$(PY) -m plugax plugins
+
+# Kernel tests (tests/) use toy primitives, so they run with no plugin loaded;
+# the families' tests (plugins/*/tests) run with every plugin. Both summaries
+# print; make fails if either run fails (exit status 5, "no tests collected", passes).
+test: $(VENV)/.stamp-test
+	@status=0; \
+	echo "== kernel tests (tests/), no plugins loaded"; \
+	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests || [ $$? -eq 5 ] || status=1; \
+	echo "== plugin tests (plugins/*/tests), all plugins loaded"; \
+	$(PYTEST) plugins || [ $$? -eq 5 ] || status=1; \
+	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
+	else echo "make test: FAILED (see the summaries above)"; fi; \
+	exit $$status
+
+bench: $(VENV)/.stamp-bench
+	$(PY) bench/bench.py
+
+tox: $(VENV)/.stamp-test
+	$(VENV)/bin/tox run-parallel -m plugins
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.stamp-base: pyproject.toml | $(PY)
+	$(PIP) -e .
+	@touch $@
+
+$(VENV)/.stamp-test: pyproject.toml | $(PY)
+	$(PIP) -e '.[test]'
+	@touch $@ $(VENV)/.stamp-base
+
+$(VENV)/.stamp-bench: pyproject.toml | $(PY)
+	$(PIP) -e '.[bench]'
+	@touch $@ $(VENV)/.stamp-base
+
+clean:
+	rm -rf $(VENV) .tox .pytest_cache .hypothesis build

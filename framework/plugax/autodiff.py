@@ -1,0 +1,222 @@
+"""Reverse mode: linearize, vjp, grad and friends, built from jvp + partial eval + transpose.
+
+linearize = jvp whose tangent half is staged out by partial evaluation;
+vjp = linearize whose linear jaxpr is then run backwards (`backward_pass`);
+grad = vjp with a cotangent of one. Primal work happens in Python as it runs.
+"""
+from __future__ import annotations
+
+from functools import wraps
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import tree_util as tu
+from .api import argnums_partial, as_arrays, flatten_fun, jacfwd, vmap
+from .core.array import Array, as_array
+from .core.avals import ShapedArray, get_aval
+from .interpreters import ad_util
+from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
+from .interpreters.jvp import jvp_flat
+from .interpreters.partial_eval import partial_eval_flat
+from .interpreters.staging import trace_to_jaxpr
+from .interpreters.transpose import backward_pass
+from .jaxpr.interpret import eval_jaxpr
+from .jaxpr.ir import ClosedJaxpr
+
+__all__ = ["linearize", "vjp", "grad", "value_and_grad", "jacrev", "hessian",
+           "linear_transpose", "linearize_flat"]
+
+
+class _Linearized:
+    """The result of linearizing a flat function: primal outputs and the linear jaxpr."""
+
+    def __init__(self, primals_out, jaxpr: ClosedJaxpr, diff_mask, known_tangents, unknown_mask,
+                 in_avals):
+        self.primals_out = primals_out
+        self.jaxpr = jaxpr
+        self.diff_mask = diff_mask            # which inputs have (unknown) tangents
+        self.known_tangents = known_tangents  # tangent outputs known without inputs (Zero...)
+        self.unknown_mask = unknown_mask
+        self.in_avals = in_avals
+
+    def apply(self, tangents: Sequence[Any]) -> list:
+        diff_tangents = [t for t, d in zip(tangents, self.diff_mask) if d]
+        outs = iter(eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *diff_tangents))
+        return [next(outs) if unk else instantiate(k)
+                for unk, k in zip(self.unknown_mask, self.known_tangents)]
+
+    def transpose(self, cts: Sequence[Any]) -> list:
+        linear_args = [UndefPrimal(v.aval) for v in self.jaxpr.jaxpr.invars]
+        cts_unknown = [ct for ct, unk in zip(cts, self.unknown_mask) if unk]
+        cts_in = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, linear_args,
+                                    cts_unknown))
+        return [next(cts_in) if d else Zero(tangent_aval(a))
+                for d, a in zip(self.diff_mask, self.in_avals)]
+
+
+def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
+    in_avals = [get_aval(p) for p in primals]
+    diff_mask = [ad_util.is_differentiable(a.dtype) for a in in_avals]
+    unknown_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
+    n_in = len(primals)
+
+    def f_jvp(*known_and_unknown: Any) -> list:
+        primals_, unknowns = known_and_unknown[:n_in], iter(known_and_unknown[n_in:])
+        tangents = [next(unknowns) if d else Zero(tangent_aval(a))
+                    for d, a in zip(diff_mask, in_avals)]
+        p_out, t_out = jvp_flat(fun, primals_, tangents)
+        f_jvp.n_out = len(p_out)
+        return [*p_out, *t_out]
+
+    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals)
+    n_out = f_jvp.n_out
+    primals_out = outs[:n_out]
+    return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
+
+
+def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """`(f(*primals), f_lin)` where `f_lin(*tangents)` is the jvp, without redoing primal work."""
+    primals_flat, in_tree = tu.tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(f, in_tree)
+    lin = linearize_flat(flat_fun, primals_flat)
+
+    def f_lin(*tangents: Any) -> Any:
+        t_flat, t_tree = tu.tree_flatten(tangents)
+        if t_tree != in_tree:
+            raise TypeError(f"linearized function expects tangents structured like the "
+                            f"primals, {in_tree}; got {t_tree}")
+        return tu.tree_unflatten(out_tree(), as_arrays(lin.apply(t_flat)))
+
+    return tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out)), f_lin
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(f(*primals), f_vjp)`; `f_vjp(ct)` returns one cotangent per primal argument."""
+    primals_flat, in_tree = tu.tree_flatten(primals)
+    aux_store: list = []
+    fun = _split_aux(f, aux_store) if has_aux else f
+    flat_fun, out_tree = flatten_fun(fun, in_tree)
+    lin = linearize_flat(flat_fun, primals_flat)
+    out = tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out))
+
+    def f_vjp(*cts: Any) -> tuple:
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tu.tree_flatten(ct)
+        if ct_tree != out_tree():
+            raise TypeError(f"vjp: the cotangent must be structured like the output, "
+                            f"{out_tree()}; got {ct_tree}")
+        cts_in = as_arrays([instantiate(c) for c in lin.transpose(ct_flat)])
+        return tu.tree_unflatten(in_tree, cts_in)
+
+    return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+
+
+def _split_aux(f: Callable, store: list) -> Callable:
+    def main_only(*args: Any) -> Any:
+        out = f(*args)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (out, aux)")
+        store.append(out[1])
+        return out[0]
+    return main_only
+
+
+def _check_grad_input(x: Any, argnum: int) -> None:
+    aval = get_aval(x)
+    if not ad_util.is_differentiable(aval.dtype):
+        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but got {aval.dtype.name} for argument "
+                        f"{argnum}. If you want to use Boolean- or integer-valued inputs, use "
+                        f"vjp instead.")
+
+
+def _check_scalar_output(ans: Any) -> None:
+    aval = get_aval(ans)
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                        f"{aval.shape}.")
+    if not ad_util.is_differentiable(aval.dtype):
+        raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}.")
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable:
+    """A function returning `(f(*args), gradient of f w.r.t. args[argnums])`."""
+    multiple = not isinstance(argnums, int)
+    nums = tuple(argnums) if multiple else (argnums,)
+
+    @wraps(f)
+    def value_and_grad_f(*args: Any) -> Any:
+        f_partial, dyn = argnums_partial(f, nums, args)
+        for i, x in zip(nums, dyn):
+            for leaf in tu.tree_leaves(x):
+                _check_grad_input(leaf, i)
+        if has_aux:
+            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, f_vjp = vjp(f_partial, *dyn)
+        _check_scalar_output(ans)
+        grads = f_vjp(Array(np.ones((), get_aval(ans).dtype)))
+        g = grads if multiple else grads[0]
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of scalar-valued `f` w.r.t. the arguments at `argnums`."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    @wraps(f)
+    def grad_f(*args: Any) -> Any:
+        out, g = vg(*args)
+        return (g, out[1]) if has_aux else g
+
+    return grad_f
+
+
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
+    """Jacobian by reverse mode: one vjp per output basis vector, batched with vmap."""
+    multiple = not isinstance(argnums, int)
+    nums = tuple(argnums) if multiple else (argnums,)
+
+    @wraps(f)
+    def jac_f(*args: Any) -> Any:
+        f_partial, dyn = argnums_partial(f, nums, args)
+        ans, f_vjp = vjp(f_partial, *dyn)
+        ans_aval = get_aval(ans)
+        size = int(np.prod(ans_aval.shape, dtype=np.int64))
+        basis = Array(np.eye(size, dtype=ans_aval.dtype).reshape((size,) + ans_aval.shape))
+        cts = vmap(f_vjp)(basis)
+        jacs = tuple(c.reshape(ans_aval.shape + tuple(get_aval(x).shape))
+                     for c, x in zip(cts, dyn))
+        return jacs if multiple else jacs[0]
+
+    return jac_f
+
+
+def hessian(f: Callable, argnums: int = 0) -> Callable:
+    """Second derivatives: forward-over-reverse, `jacfwd(jacrev(f))`."""
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+def linear_transpose(f: Callable, *primals: Any) -> Callable:
+    """The transpose of linear `f`, traced at the types of `primals`."""
+    primals_flat, in_tree = tu.tree_flatten(primals)
+    flat_fun, out_tree = flatten_fun(f, in_tree)
+    in_avals = [get_aval(p) for p in primals_flat]
+    closed = trace_to_jaxpr(flat_fun, in_avals)
+
+    def f_transpose(*cts: Any) -> tuple:
+        ct = cts[0] if len(cts) == 1 else cts
+        ct_flat, ct_tree = tu.tree_flatten(ct)
+        if ct_tree != out_tree():
+            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} does not match "
+                            f"the output structure {out_tree()}")
+        args = [UndefPrimal(a) for a in in_avals]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, args, ct_flat)
+        return tu.tree_unflatten(in_tree, [instantiate(c) for c in cts_in])
+
+    return f_transpose

@@ -1,0 +1,104 @@
+"""The `plugax` command: inspect the loaded plugins, or run the demo.
+
+    plugax plugins [--json]   which plugins loaded (or why not), and which rules each primitive has
+    plugax demo               a short tour of the transformations
+
+Everything printed here is read from the registry's records and the kernel's rule
+tables, so the output is exactly what `bind` will find at run time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+COLUMNS = ("impl", "abstract_eval", "jvp", "vmap", "transpose", "lowering", "partial_eval")
+
+
+def _cell(origins: list[str | None]) -> str:
+    """'own' beats 'derived' beats '-' when a column merges several table entries."""
+    if "own" in origins:
+        return "own"
+    return "derived" if "derived" in origins else "-"
+
+
+def _origins(prim: Any, column: str) -> list[str | None]:
+    from .core import rules as R
+    if column == "lowering":
+        return [R.rule_origin.get((prim, f"lowering:{platform}"), "derived")
+                for platform, table in R.lowering_rules.items() if prim in table]
+    kinds = ("partial_eval", "partial_eval_jaxpr") if column == "partial_eval" else (column,)
+    tables = R.all_tables()
+    return [R.rule_origin.get((prim, kind), "derived") for kind in kinds if prim in tables[kind]]
+
+
+def collect() -> dict[str, Any]:
+    """The plugin records and the rule-coverage matrix as plain, JSON-ready data."""
+    import plugax
+    from .core import rules as R
+    owner_of = {}
+    plugins = []
+    for rec in plugax.registry.records.values():
+        plugins.append({"name": rec.name, "distribution": rec.distribution,
+                        "version": rec.version, "status": rec.status, "reason": rec.reason,
+                        "requires": list(rec.info.requires) if rec.info else [],
+                        "primitives": len(rec.primitives)})
+        owner_of.update({prim: rec.name for prim in rec.primitives})
+    prims = set(R.rule_owner)
+    for table in R.all_tables().values():
+        prims.update(table)
+    for table in R.lowering_rules.values():
+        prims.update(table)
+    coverage = [{"primitive": str(p), "plugin": owner_of.get(p, "?"),
+                 **{col: _cell(_origins(p, col)) for col in COLUMNS}}
+                for p in sorted(prims, key=str)]
+    return {"plugax_version": plugax.__version__, "plugin_api_version": plugax.plugin_api_version,
+            "plugins": plugins, "coverage": coverage}
+
+
+def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> str:
+    cells = [list(map(str, headers))] + [list(map(str, r)) for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def print_plugins(data: dict[str, Any]) -> None:
+    rows = [(p["name"], p["distribution"], p["version"],
+             p["status"] + (f": {p['reason']}" if p["reason"] else ""), p["primitives"])
+            for p in data["plugins"]]
+    print(f"plugax {data['plugax_version']} (plugin API version {data['plugin_api_version']})\n")
+    print(_table(("plugin", "distribution", "version", "status", "primitives"), rows)
+          if rows else "no plugins found in entry-point group 'plugax'")
+    print("\nrule coverage (own = given by the plugin, derived = built by the kernel, - = none)\n")
+    if not data["coverage"]:
+        print("no primitives registered")
+        return
+    print(_table(("primitive", "plugin") + COLUMNS,
+                 [[row["primitive"], row["plugin"]] + [row[c] for c in COLUMNS]
+                  for row in data["coverage"]]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="plugax", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    plugins = sub.add_parser("plugins", help="list plugins and the rules each primitive has")
+    plugins.add_argument("--json", action="store_true", help="print the same data as JSON")
+    sub.add_parser("demo", help="a short tour of the transformations")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        from .demo import main as demo_main
+        return demo_main()
+    data = collect()
+    if args.json:
+        json.dump(data, sys.stdout, indent=2)
+        print()
+    else:
+        print_plugins(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""custom_jvp and custom_vjp: user-supplied derivative rules for Python functions.
+
+The call is handed to the current trace (`process_custom_jvp_call` /
+`process_custom_vjp_call`): evaluation and staging just run the function, a JVP
+trace runs the user's rule instead, a batch trace batches function and rule
+together. For custom_vjp, the tangent is a `custom_lin` equation whose
+transpose calls the user's backward function; it has no forward-mode meaning.
+"""
+from __future__ import annotations
+
+from functools import update_wrapper
+from typing import Any, Callable, Sequence
+
+from . import tree_util as tu
+from .core import trace as core
+from .core.avals import ShapedArray
+from .errors import PlugaxError
+from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
+from .plugins.hookspec import hookimpl
+from .plugins.ruleset import PluginInfo, RuleSet
+
+__all__ = ["custom_jvp", "custom_vjp", "custom_lin_p", "kernel_plugin"]
+
+
+def _split_args(args: tuple, nondiff_argnums: tuple) -> tuple[list, list]:
+    nondiff = [args[i] for i in nondiff_argnums]
+    dyn = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, dyn
+
+
+def _merge_args(nondiff: list, dyn: Sequence[Any], nondiff_argnums: tuple) -> list:
+    nd, dy = iter(nondiff), iter(dyn)
+    return [next(nd) if i in nondiff_argnums else next(dy)
+            for i in range(len(nondiff) + len(dyn))]
+
+
+class custom_jvp:
+    """A function with a custom forward-mode rule; reverse mode follows by linearity."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums, self.jvp = fun, tuple(nondiff_argnums), None
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        """`jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """One rule per argument: `jvp_i(g_i, ans, *primals)`; None means no dependence."""
+        def jvp(primals, tangents):
+            ans = self.fun(*primals)
+            out = None
+            for rule, t in zip(jvps, tangents):
+                if rule is not None:
+                    term = rule(t, ans, *primals)
+                    out = term if out is None else tu.tree_map(lambda a, b: a + b, out, term)
+            return ans, out
+        self.defjvp(jvp)
+
+    def __call__(self, *args: Any) -> Any:
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        nondiff, dyn = _split_args(args, self.nondiff_argnums)
+        flat, in_tree = tu.tree_flatten(tuple(dyn))
+        out_tree: list = []
+
+        def flat_fun(*xs: Any) -> list:
+            out = self.fun(*_merge_args(nondiff, tu.tree_unflatten(in_tree, xs),
+                                        self.nondiff_argnums))
+            leaves, tree = tu.tree_flatten(out)
+            out_tree.append(tree)
+            return leaves
+
+        def flat_jvp(primals: list, tangents: list) -> tuple[list, list]:
+            p_out, t_out = self.jvp(*nondiff, tu.tree_unflatten(in_tree, primals),
+                                    tu.tree_unflatten(in_tree, tangents))
+            p_flat, p_tree = tu.tree_flatten(p_out)
+            t_flat, t_tree = tu.tree_flatten(t_out)
+            if p_tree != t_tree:
+                raise TypeError(f"custom_jvp rule must return primal and tangent outputs with "
+                                f"equal tree structure; got {p_tree} and {t_tree}")
+            out_tree.append(p_tree)
+            return p_flat, t_flat
+
+        outs = core.current_trace().process_custom_jvp_call(flat_fun, flat_jvp, flat)
+        return tu.tree_unflatten(out_tree[-1], outs)
+
+
+class custom_vjp:
+    """A function with a custom reverse-mode rule given as `fwd` and `bwd`."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
+        update_wrapper(self, fun)
+        self.fun, self.nondiff_argnums = fun, tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, ct) -> cts`."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any) -> Any:
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        nondiff, dyn = _split_args(args, self.nondiff_argnums)
+        flat, in_tree = tu.tree_flatten(tuple(dyn))
+        trees: dict = {}
+        full = lambda xs: _merge_args(nondiff, tu.tree_unflatten(in_tree, xs),
+                                      self.nondiff_argnums)
+
+        def flat_fun(*xs: Any) -> list:
+            leaves, trees["out"] = tu.tree_flatten(self.fun(*full(xs)))
+            return leaves
+
+        def flat_fwd(*xs: Any) -> tuple[list, list]:
+            out, res = self.fwd(*full(xs))
+            out_flat, trees["out"] = tu.tree_flatten(out)
+            res_flat, trees["res"] = tu.tree_flatten(res)
+            return out_flat, res_flat
+
+        def flat_bwd(res: list, cts: list) -> list:
+            ct_tree = tu.tree_unflatten(trees["out"], [instantiate(c) for c in cts])
+            cts_in = self.bwd(*nondiff, tu.tree_unflatten(trees["res"], res), ct_tree)
+            if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
+                raise TypeError(f"custom_vjp bwd must return a tuple with one cotangent per "
+                                f"differentiable argument ({len(dyn)}), got {cts_in!r}")
+            leaves = []
+            for ct, arg in zip(cts_in, dyn):
+                arg_leaves = tu.tree_leaves(arg)
+                leaves += ([zeros_like_aval(core.get_aval(a)) for a in arg_leaves]
+                           if ct is None else tu.tree_leaves(ct))
+            return leaves
+
+        outs = core.current_trace().process_custom_vjp_call(flat_fun, flat_fwd, flat_bwd, flat)
+        return tu.tree_unflatten(trees["out"], outs)
+
+
+# --- the custom_lin primitive: the tangent of a custom_vjp call ---------------
+custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
+
+
+def _custom_lin_abstract_eval(ctx, *avals: ShapedArray, num_res, bwd, out_avals):
+    return list(out_avals)
+
+
+def _custom_lin_no_forward(ctx, *args, **params):
+    raise PlugaxError("can't apply forward-mode autodiff (jvp) to a custom_vjp function; "
+                      "use custom_jvp, or reverse mode (vjp/grad)")
+
+
+def _custom_lin_transpose(ctx, cts, *args, num_res, bwd, out_avals):
+    res = list(args[:num_res])
+    cts_in = bwd(res, [instantiate(c) for c in cts])
+    return [None] * num_res + list(cts_in)
+
+
+class _KernelPlugin:
+    """The kernel's own primitives, registered through the same plugin path as families."""
+
+    @hookimpl
+    def plugax_plugin_info(self) -> PluginInfo:
+        return PluginInfo(name="kernel", description="custom derivative support")
+
+    @hookimpl
+    def plugax_primitive_rules(self) -> list:
+        return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
+                        impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
+                        transpose=_custom_lin_transpose)]
+
+
+kernel_plugin = _KernelPlugin()

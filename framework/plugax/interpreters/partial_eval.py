@@ -1,0 +1,200 @@
+"""Partial evaluation: compute what is known now, stage out what is not.
+
+Known values never become tracers here: they are ordinary values (concrete
+arrays or tracers of enclosing transformations) and binds on them go to the
+parent trace, i.e. they are *evaluated* — which is why Python control flow on
+primal values keeps working under `grad`. Only values that depend on unknown
+inputs are `PartialEvalTracer`s; each points at the recipe that makes it, and
+recipes point back at their outputs through weak references only, so no
+reference cycles keep dead tracers alive.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+from weakref import ref
+
+import numpy as np
+
+from ..core import trace as core
+from ..core.array import Array
+from ..core.avals import ShapedArray, get_aval
+from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule, \
+    partial_eval_rules
+from ..errors import UnexpectedTracerError
+from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "LambdaBinding",
+           "ConstRecipe", "EqnRecipe", "toposort", "dce_jaxpr"]
+
+
+class LambdaBinding(NamedTuple):
+    """Recipe of an unknown input of the staged jaxpr."""
+
+
+class ConstRecipe(NamedTuple):
+    """Recipe of a known value used by staged computation: becomes a constvar."""
+    val: Any
+
+
+class EqnRecipe:
+    """Recipe of staged primitive application; outputs held weakly."""
+
+    __slots__ = ("primitive", "tracers_in", "params", "avals_out", "tracer_refs_out")
+
+    def __init__(self, primitive, tracers_in, params, avals_out, tracer_refs_out):
+        self.primitive, self.tracers_in, self.params = primitive, tracers_in, params
+        self.avals_out, self.tracer_refs_out = avals_out, tracer_refs_out
+
+
+class PartialEvalTracer(core.Tracer):
+    __slots__ = ("_aval", "recipe")
+
+    def __init__(self, trace: "PartialEvalTrace", aval: ShapedArray, recipe: Any):
+        self._trace = trace
+        self._aval = aval
+        self.recipe = recipe
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+
+class PartialEvalTrace(core.Trace):
+    def __init__(self) -> None:
+        self.created_at = core.user_frame()
+
+    def new_arg(self, aval: ShapedArray) -> PartialEvalTracer:
+        return PartialEvalTracer(self, aval, LambdaBinding())
+
+    def is_unknown(self, x: Any) -> bool:
+        return isinstance(x, PartialEvalTracer) and x._trace is self
+
+    def instantiate_const(self, x: Any) -> PartialEvalTracer:
+        if self.is_unknown(x):
+            return x
+        return PartialEvalTracer(self, get_aval(x), ConstRecipe(x))
+
+    def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
+        if not any(self.is_unknown(x) for x in args):
+            state = core._state
+            state.trace = self.parent
+            try:
+                return primitive.bind(*args, **params)
+            finally:
+                state.trace = self
+        rule = partial_eval_rules.get(primitive)
+        if rule is not None:
+            return rule(self, *args, **params)
+        return self.stage(primitive, args, params)
+
+    def stage(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        """Record `primitive` as a staged equation whose outputs are unknown."""
+        tracers_in = [self.instantiate_const(x) for x in args]
+        rule = abstract_eval_rules.get(primitive)
+        if rule is None:
+            raise missing_rule(primitive, "abstract_eval", "partial evaluation")
+        out = rule(ABSTRACT_EVAL_CTX, *[t.aval for t in tracers_in], **params)
+        avals = list(out) if primitive.multiple_results else [out]
+        outs = [PartialEvalTracer(self, a, None) for a in avals]
+        recipe = EqnRecipe(primitive, tracers_in, params, avals, [ref(t) for t in outs])
+        for t in outs:
+            t.recipe = recipe
+        return outs if primitive.multiple_results else outs[0]
+
+    def describe(self) -> str:
+        return "PartialEvalTrace"
+
+
+def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
+                      unknown_avals: Sequence[ShapedArray]) -> tuple[list, ClosedJaxpr, list]:
+    """Run `fun(*known, *unknowns)`.
+
+    Returns the outputs (known values, or None where unknown), a ClosedJaxpr
+    computing the unknown outputs from the unknown inputs (its consts are the
+    residuals), and a mask of which outputs are unknown.
+    """
+    trace = PartialEvalTrace()
+    with core.new_trace_context(trace):
+        tracers_in = [trace.new_arg(a) for a in unknown_avals]
+        outs = list(fun(*known, *tracers_in))
+        unknown_mask = [trace.is_unknown(o) for o in outs]
+        tracers_out = [o for o in outs if trace.is_unknown(o)]
+        closed = tracers_to_jaxpr(tracers_in, tracers_out)
+    known_outs = [None if unk else o for o, unk in zip(outs, unknown_mask)]
+    return known_outs, closed, unknown_mask
+
+
+def tracers_to_jaxpr(tracers_in: list, tracers_out: list) -> ClosedJaxpr:
+    """Topologically sort the recipe graph into a jaxpr; ConstRecipes become constvars."""
+    var_of: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
+    const_vars: dict[int, Var] = {}
+    consts: list[Any] = []
+    eqns: list[JaxprEqn] = []
+    done: set[int] = set()
+    for t in toposort(tracers_out, _parents):
+        recipe = t.recipe
+        if isinstance(recipe, LambdaBinding):
+            if id(t) not in var_of:
+                raise UnexpectedTracerError(
+                    f"{t!r} is an input of a different partial evaluation")
+        elif isinstance(recipe, ConstRecipe) and _is_literal(recipe.val):
+            var_of[id(t)] = Literal(recipe.val, t.aval)
+        elif isinstance(recipe, ConstRecipe):
+            var = const_vars.get(id(recipe.val))
+            if var is None:
+                var = const_vars[id(recipe.val)] = Var(t.aval)
+                consts.append(recipe.val)
+            var_of[id(t)] = var
+        elif id(recipe) not in done:
+            done.add(id(recipe))
+            outvars = [Var(a) for a in recipe.avals_out]
+            for tref, v in zip(recipe.tracer_refs_out, outvars):
+                if tref() is not None:
+                    var_of[id(tref())] = v
+            eqns.append(JaxprEqn([var_of[id(x)] for x in recipe.tracers_in], outvars,
+                                 recipe.primitive, recipe.params))
+    jaxpr = Jaxpr(list(const_vars.values()), [var_of[id(t)] for t in tracers_in], eqns,
+                  [var_of[id(t)] for t in tracers_out])
+    return ClosedJaxpr(jaxpr, consts)
+
+
+def _is_literal(val: Any) -> bool:
+    """Scalars are written inline, as the jaxpr-building trace does."""
+    return type(val) in (bool, int, float, complex) or (
+        isinstance(val, (np.ndarray, np.generic, Array)) and np.ndim(val) == 0)
+
+
+def _parents(t: PartialEvalTracer) -> list:
+    return list(t.recipe.tracers_in) if isinstance(t.recipe, EqnRecipe) else []
+
+
+def toposort(out_nodes: list, parents: Callable[[Any], list]) -> list:
+    """Nodes reachable from `out_nodes`, every node after all of its parents."""
+    order: list[Any] = []
+    visited: set[int] = set()
+    for root in out_nodes:
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in visited:
+                continue
+            visited.add(id(node))
+            stack.append((node, True))
+            stack.extend((p, False) for p in reversed(parents(node)) if id(p) not in visited)
+    return order
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
+    """Drop equations whose outputs nobody uses (primitives here have no effects)."""
+    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs or [True] * len(jaxpr.outvars))
+               if used]
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(id(v) in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], outvars)

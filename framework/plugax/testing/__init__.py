@@ -1,0 +1,31 @@
+"""plugax.testing: the conformance kit for primitive families.
+
+Each check runs a primitive's rule through the kernel, the way
+transformations use it, and compares it with something independent of that
+rule: abstract_eval with evaluation, jvp with finite differences, vmap with a
+Python loop, transpose with the dot-product identity. A failure raises a
+`RuleCheckError` (an AssertionError) naming the rule, the primitive, the
+inputs and the size of the error.
+
+Typical use in a family's tests::
+
+    from plugax.testing import check_primitive, check_transpose
+    check_primitive(sin_p, np.linspace(-2, 2, 6, dtype=np.float32))
+    check_transpose(reduce_sum_p, x, linear_argnums=0, axes=(0,))
+"""
+from .abstract_eval import check_abstract_eval
+from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
+                       TransposeMismatch)
+from .jvp import check_jvp
+from .plugins import scoped_plugin
+from .suite import check_primitive
+from .transpose import check_transpose
+from .values import random_args_like, x64
+from .vmap import check_vmap, batch_placements
+
+__all__ = [
+    "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
+    "x64", "random_args_like", "scoped_plugin", "batch_placements",
+    "RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
+    "TransposeMismatch",
+]

@@ -1,0 +1,92 @@
+"""The errors the kit raises, and the wording they share.
+
+Why AssertionError subclasses: pytest shows them as ordinary test failures
+(with the message, no internal traceback noise), and a family's test can still
+catch one kind precisely (`pytest.raises(JVPMismatch)`). Every message names
+the rule, the primitive, the inputs (shape, dtype, weak type, batch dims) and
+how far off the rule was, so a failure in CI is diagnosable without a debugger.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..core.avals import get_aval
+
+__all__ = ["RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
+           "TransposeMismatch", "describe_value", "describe_args", "error_summary", "fail"]
+
+
+class RuleCheckError(AssertionError):
+    """A primitive's rule disagrees with what it must agree with."""
+
+    rule = "rule"
+
+
+class AbstractEvalMismatch(RuleCheckError):
+    """abstract_eval (or the weak-type rule) disagrees with the impl's actual result."""
+
+    rule = "abstract_eval"
+
+
+class JVPMismatch(RuleCheckError):
+    """The jvp rule disagrees with central finite differences or with evaluation."""
+
+    rule = "jvp"
+
+
+class VmapMismatch(RuleCheckError):
+    """The vmap rule disagrees with a Python loop over the batch."""
+
+    rule = "vmap"
+
+
+class TransposeMismatch(RuleCheckError):
+    """The transpose rule is not the adjoint of the primitive (dot-product test)."""
+
+    rule = "transpose"
+
+
+def describe_value(x: Any) -> str:
+    """`f32[3,4]`, with `weak` appended for weakly typed values."""
+    aval = get_aval(x)
+    return aval.str_short() + (" weak" if aval.weak_type else "")
+
+
+def describe_args(args: Sequence[Any], notes: Sequence[str] | None = None) -> str:
+    """`x0=f32[3], x1=i32[] weak (no tangent)`: the inputs as a failure message shows them."""
+    notes = notes or [""] * len(args)
+    return ", ".join(f"x{i}={describe_value(a)}{f' ({n})' if n else ''}"
+                     for i, (a, n) in enumerate(zip(args, notes)))
+
+
+def error_summary(actual: Any, expected: Any) -> str:
+    """Max absolute and relative error, and where the worst element is."""
+    a = np.asarray(actual, dtype=np.float64) if np.asarray(actual).dtype.kind != "c" \
+        else np.asarray(actual)
+    e = np.asarray(expected, dtype=a.dtype)
+    if a.size == 0:
+        return "no elements"
+    diff = np.abs(a - e)
+    diff = np.where(np.isnan(a) & np.isnan(e), 0.0, diff)
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
+    return (f"max abs error {float(np.max(diff)):.3g}, max rel error {float(np.max(rel)):.3g}"
+            f" (worst at index {tuple(int(i) for i in worst)}: got "
+            f"{np.asarray(a)[worst]!r}, expected {np.asarray(e)[worst]!r})")
+
+
+def fail(kind: type, name: str, what: str, args: Sequence[Any], params: dict,
+         details: str, notes: Sequence[str] | None = None) -> None:
+    """Raise `kind` with the kit's standard message layout."""
+    lines = [f"{kind.rule} rule of {name}: {what}",
+             f"  inputs: {describe_args(args, notes)}",
+             f"  params: {_params(params)}"]
+    lines += [f"  {line}" for line in details.splitlines() if line]
+    raise kind("\n".join(lines))
+
+
+def _params(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(params.items())) or "(none)"

@@ -1,0 +1,53 @@
+"""pytest fixtures for plugax and its plugins (entry point ``pytest11: plugax``).
+
+Installed with plugax, so any test suite gets them without a conftest.py:
+
+- ``plugax_registry``: the plugin registry, restored after the test to the
+  plugins (and statuses) it had before, whatever the test registered,
+  unregistered or broke.
+- ``plugax_x64``: runs the test with ``enable_x64`` on, restored after.
+
+plugax is imported lazily, inside the fixtures, so merely having plugax
+installed adds no import cost (and no plugin discovery) to unrelated suites.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+
+
+@pytest.fixture
+def plugax_registry() -> Iterator[Any]:
+    """plugax.registry, with its plugins restored after the test."""
+    from plugax.plugins.registry import registry
+    saved = dict(registry.records)
+    statuses = {name: (r.status, r.reason) for name, r in saved.items()}
+    try:
+        yield registry
+    finally:
+        _restore(registry, saved, statuses)
+
+
+def _restore(registry: Any, saved: dict, statuses: dict) -> None:
+    with registry._lock:
+        for name, record in list(registry.records.items()):
+            if saved.get(name) is not record and record.plugin is not None \
+                    and registry.pm.is_registered(record.plugin):
+                registry.pm.unregister(record.plugin)
+        for name, record in saved.items():
+            record.status, record.reason = statuses[name]
+            if record.status == "loaded" and record.plugin is not None \
+                    and not registry.pm.is_registered(record.plugin):
+                registry.pm.register(record.plugin, name=name)
+        registry.records.clear()
+        registry.records.update(saved)
+        registry.rebuild()
+
+
+@pytest.fixture
+def plugax_x64() -> Iterator[None]:
+    """Run the test with 64-bit dtypes enabled."""
+    from plugax.testing.values import x64
+    with x64():
+        yield

@@ -1,0 +1,102 @@
+"""What every shape primitive shares: error messages, axis handling, rule builders.
+
+Shape primitives move data around without doing arithmetic, so they share a
+lot: the output has the operand's dtype and weak type, the primitive is linear
+in its array operand(s), and its jvp applies the same primitive to the
+tangents. `defshape` captures that for the one-operand primitives; the others
+use `linear_jvp` directly.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, deflinear,
+                           instantiate, is_undefined_primal)
+
+__all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
+           "unary_transpose", "zeros", "index_dtype_ok"]
+
+
+def _shown(avals: Sequence[ShapedArray]) -> str:
+    return ", ".join(a.str_short() for a in avals)
+
+
+def shape_error(prim: Primitive | str, avals: Sequence[ShapedArray], problem: str,
+                fix: str, **params: Any) -> ShapeError:
+    """A ShapeError naming the primitive, its operand types, its params and the fix."""
+    shown_params = " ".join(f"{k}={params[k]}" for k in sorted(params))
+    return ShapeError(f"primitive '{prim}' {problem}; got operand(s) ({_shown(avals)})"
+                      + (f" with {shown_params}" if shown_params else "") + f". Fix: {fix}")
+
+
+def canonical_axis(axis: int, ndim: int, what: str = "axis") -> int:
+    """A non-negative axis, with NumPy's negative counting; IndexError-like message if bad."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{what} {axis} is out of bounds for an array of rank {ndim}")
+    return axis % ndim
+
+
+def canonical_axes(axes: Any, ndim: int, what: str = "axis") -> tuple[int, ...]:
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    out = tuple(canonical_axis(a, ndim, what) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated {what} in {axes}")
+    return out
+
+
+def index_dtype_ok(aval: ShapedArray) -> bool:
+    return aval.dtype.kind in "iu"
+
+
+def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
+             transpose: Callable, vmap: Callable) -> RuleSet:
+    """RuleSet of a one-operand shape primitive.
+
+    `impl(x, **params)` is NumPy; `shape_rule(aval, **params)` returns the output
+    shape or raises; dtype and weak type pass through. The primitive is linear
+    in its operand, so its jvp applies it to the tangent.
+    """
+    def abstract_eval(ctx, aval: ShapedArray, **params: Any) -> ShapedArray:
+        return ShapedArray(shape_rule(aval, **params), aval.dtype, aval.weak_type)
+
+    return RuleSet(primitive=prim,
+                   impl=lambda ctx, x, **params: impl(x, **params),
+                   abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
+                   transpose=transpose, weak_type=lambda flags, **params: [flags[0]])
+
+
+def unary_transpose(ct_rule: Callable) -> Callable:
+    """transpose rule of a one-operand linear primitive from `ct_rule(ct, aval, **params)`."""
+    def transpose(ctx, ct, x, **params):
+        return [ct_rule(ct, x.aval, **params) if is_undefined_primal(x) else None]
+    transpose.__name__ = ct_rule.__name__
+    return transpose
+
+
+def linear_jvp(prim: Primitive, linear: Sequence[int]) -> Callable:
+    """jvp of a primitive linear (jointly) in the operands at positions `linear`.
+
+    The other operands (integer indices) pass through as primals. If every
+    linear operand has a symbolic-zero tangent, so does the output.
+    """
+    linear = tuple(linear)
+
+    def jvp(ctx, primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        if all(type(tangents[i]) is Zero for i in linear):
+            return out, Zero.from_value(out)
+        args = [instantiate(t) if i in linear else p
+                for i, (p, t) in enumerate(zip(primals, tangents))]
+        return out, prim.bind(*args, **params)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def zeros(shape: Sequence[int], dtype: Any) -> Any:
+    """A zero array that stays one `broadcast_in_dim` of a literal when traced."""
+    import plugax.lax as lax
+    from plugax.extend import Array
+    return lax.broadcast_in_dim(Array(np.zeros((), dtype)), tuple(shape), ())
