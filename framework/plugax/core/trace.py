@@ -52,6 +52,7 @@ class Trace:
     """An interpreter. Subclasses say how a primitive application is processed."""
 
     parent: "Trace | None" = None
+    dead = False
 
     def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
         raise NotImplementedError
@@ -61,6 +62,7 @@ class Trace:
 
     def invalidate(self) -> None:
         """Called when the transformation ends; its tracers must not be used again."""
+        self.dead = True
 
     def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
         """Default for traces that do not differentiate: just run the function."""

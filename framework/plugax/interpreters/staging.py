@@ -14,6 +14,7 @@ from ..core import trace as core
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule
+from ..errors import UnexpectedTracerError
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 __all__ = ["JaxprTrace", "JaxprTracer", "trace_to_jaxpr"]
@@ -55,6 +56,11 @@ class JaxprTrace(core.Trace):
                 and not isinstance(x, core.Tracer):
             return Literal(x, get_aval(x))
         var = self.constvars.get(id(x))
+        if var is None and isinstance(x, core.Tracer) and x._trace.dead:
+            raise UnexpectedTracerError(
+                f"Encountered an unexpected tracer: {x!r} escaped the transformation that "
+                f"created it ({x._trace.describe()} at {getattr(x._trace, 'created_at', '?')}) "
+                f"and is used in a later trace.")
         if var is None:
             var = self.constvars[id(x)] = Var(get_aval(x))
             self.constvals.append(x)

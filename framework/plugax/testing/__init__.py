@@ -17,7 +17,7 @@ from .abstract_eval import check_abstract_eval
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
                        TransposeMismatch)
 from .jvp import check_jvp
-from .plugins import scoped_plugin
+from .plugins import scoped_plugin, registry_restored
 from .suite import check_primitive
 from .transpose import check_transpose
 from .values import random_args_like, x64
@@ -25,7 +25,7 @@ from .vmap import check_vmap, batch_placements
 
 __all__ = [
     "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
-    "x64", "random_args_like", "scoped_plugin", "batch_placements",
+    "x64", "random_args_like", "scoped_plugin", "registry_restored", "batch_placements",
     "RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
     "TransposeMismatch",
 ]

@@ -62,20 +62,22 @@ def describe_args(args: Sequence[Any], notes: Sequence[str] | None = None) -> st
 
 
 def error_summary(actual: Any, expected: Any) -> str:
-    """Max absolute and relative error, and where the worst element is."""
-    a = np.asarray(actual, dtype=np.float64) if np.asarray(actual).dtype.kind != "c" \
-        else np.asarray(actual)
+    """Max absolute and relative error, and the worst element (NaN == NaN counts as equal)."""
+    kind = np.asarray(actual).dtype.kind
+    a = np.asarray(actual) if kind == "c" else np.asarray(actual, dtype=np.float64)
     e = np.asarray(expected, dtype=a.dtype)
     if a.size == 0:
         return "no elements"
     diff = np.abs(a - e)
     diff = np.where(np.isnan(a) & np.isnan(e), 0.0, diff)
     diff = np.where(np.isnan(diff), np.inf, diff)
-    rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    nonzero = np.abs(e) > 0
+    rel = (f"{float(np.max(diff[nonzero] / np.abs(e[nonzero]))):.3g}" if nonzero.any()
+           else "n/a (all expected values are 0)")
     worst = np.unravel_index(int(np.argmax(diff)), diff.shape) if diff.ndim else ()
-    return (f"max abs error {float(np.max(diff)):.3g}, max rel error {float(np.max(rel)):.3g}"
-            f" (worst at index {tuple(int(i) for i in worst)}: got "
-            f"{np.asarray(a)[worst]!r}, expected {np.asarray(e)[worst]!r})")
+    return (f"max abs error {float(np.max(diff)):.3g}, max rel error {rel} "
+            f"(worst at index {tuple(int(i) for i in worst)}: got {a[worst].item()!r}, "
+            f"expected {e[worst].item()!r})")
 
 
 def fail(kind: type, name: str, what: str, args: Sequence[Any], params: dict,

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 from ..errors import PluginError
 from ..plugins.registry import PluginRecord, registry
 
-__all__ = ["scoped_plugin"]
+__all__ = ["scoped_plugin", "registry_restored"]
 
 
 @contextmanager
@@ -23,3 +23,30 @@ def scoped_plugin(plugin_obj: Any, name: str = "test") -> Iterator[PluginRecord]
         if record.status != "loaded":
             raise PluginError(f"test plugin '{name}' was not loaded: {record.reason}")
         yield record
+
+
+@contextmanager
+def registry_restored() -> Iterator[Any]:
+    """Yield plugax.registry; afterwards restore the plugins (and statuses) it had.
+
+    Whatever the block registered, unregistered or broke, the same plugin
+    objects are registered again under their names and the tables rebuilt.
+    """
+    saved = dict(registry.records)
+    statuses = {name: (r.status, r.reason) for name, r in saved.items()}
+    try:
+        yield registry
+    finally:
+        with registry._lock:
+            for name, record in list(registry.records.items()):
+                if saved.get(name) is not record and record.plugin is not None \
+                        and registry.pm.is_registered(record.plugin):
+                    registry.pm.unregister(record.plugin)
+            for name, record in saved.items():
+                record.status, record.reason = statuses[name]
+                if record.status == "loaded" and record.plugin is not None \
+                        and not registry.pm.is_registered(record.plugin):
+                    registry.pm.register(record.plugin, name=name)
+            registry.records.clear()
+            registry.records.update(saved)
+            registry.rebuild()

@@ -20,29 +20,9 @@ import pytest
 @pytest.fixture
 def plugax_registry() -> Iterator[Any]:
     """plugax.registry, with its plugins restored after the test."""
-    from plugax.plugins.registry import registry
-    saved = dict(registry.records)
-    statuses = {name: (r.status, r.reason) for name, r in saved.items()}
-    try:
+    from plugax.testing.plugins import registry_restored
+    with registry_restored() as registry:
         yield registry
-    finally:
-        _restore(registry, saved, statuses)
-
-
-def _restore(registry: Any, saved: dict, statuses: dict) -> None:
-    with registry._lock:
-        for name, record in list(registry.records.items()):
-            if saved.get(name) is not record and record.plugin is not None \
-                    and registry.pm.is_registered(record.plugin):
-                registry.pm.unregister(record.plugin)
-        for name, record in saved.items():
-            record.status, record.reason = statuses[name]
-            if record.status == "loaded" and record.plugin is not None \
-                    and not registry.pm.is_registered(record.plugin):
-                registry.pm.register(record.plugin, name=name)
-        registry.records.clear()
-        registry.records.update(saved)
-        registry.rebuild()
 
 
 @pytest.fixture

@@ -76,7 +76,8 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
             if got.shape != want.shape or got.dtype != want.dtype:
                 report(f"cotangent of x{i} has the wrong type",
                        f"got {got.str_short()}, the UndefPrimal is {want.str_short()} "
-                       f"(un-broadcast with reduce_sum where an operand was broadcast)")
+                       f"(a cotangent has exactly the UndefPrimal's shape and dtype; "
+                       f"un-broadcast with reduce_sum where an operand was broadcast)")
         lhs = _dot(ct, out)
         rhs = sum(_dot(instantiate(cts[i]), xs[i]) for i in nums)
         err = abs(lhs - rhs)

@@ -21,7 +21,7 @@ from ..core.array import Array, as_array
 from ..core.trace import Primitive
 
 __all__ = ["x64", "random_args_like", "variant_like", "Target", "as_list", "to_array",
-           "to_float64", "is_differentiable", "numpy_value"]
+           "to_float64", "is_differentiable"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -49,10 +49,6 @@ def is_differentiable(x: Any) -> bool:
 def to_array(x: Any) -> Array:
     """An example argument as a plugax Array: canonical dtype, weak type kept."""
     return as_array(x)
-
-
-def numpy_value(x: Any) -> np.ndarray:
-    return np.asarray(x)
 
 
 def to_float64(x: Any) -> Array:

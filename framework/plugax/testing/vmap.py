@@ -18,11 +18,11 @@ import numpy as np
 
 from .. import dtypes
 from ..core.array import Array
-from ..core.avals import get_aval
+from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Primitive, new_trace_context
 from ..interpreters.batching import BatchTrace
 from .failures import VmapMismatch, error_summary, fail
-from .values import Target, as_list, to_array, variant_like
+from .values import Target, to_array, variant_like
 
 __all__ = ["check_vmap", "batch_placements"]
 
@@ -117,8 +117,8 @@ def _check_case(target: Target, xs: list, dims: tuple, size: int,
         detail = f"(rule's out_dim={out_dim}, raw result {val_aval.str_short()})"
         if got.shape != want_shape or val_aval.dtype != ref_aval.dtype:
             report(f"{which} has the wrong type",
-                   f"vmap gives {val_aval.dtype.name}{list(got.shape)} with batch axis moved "
-                   f"to the front, the loop {ref_aval.dtype.name}{list(want_shape)} {detail}")
+                   f"vmap gives {_short(val_aval.dtype, got.shape)} (batch axis moved to the "
+                   f"front), the loop {_short(ref_aval.dtype, want_shape)} {detail}")
         if val_aval.weak_type != ref_aval.weak_type:
             report(f"{which} has the wrong weak type",
                    f"vmap gives weak_type={val_aval.weak_type}, the loop "
@@ -130,4 +130,8 @@ def _check_case(target: Target, xs: list, dims: tuple, size: int,
                 if dtypes.issubdtype_inexact(ref_aval.dtype) else np.array_equal(got, want))
         if not same:
             report(f"{which} differs from a Python loop",
-                   f"{error_summary(got, want)}\n{detail}; batch index first in the index")
+                   f"{error_summary(got, want)}\n{detail}; indices are (batch, ...)")
+
+
+def _short(dtype: np.dtype, shape: tuple) -> str:
+    return ShapedArray(shape, dtype).str_short()

@@ -1,12 +1,33 @@
-"""Hook implementations of the reductions family (placeholder until rules land)."""
-from plugax.extend import PluginInfo, hookimpl
+"""Hook implementations of the reductions family.
+
+Primitives live in `reduce` (reductions over a set of axes, argmax/argmin) and
+`cumulative` (running sums, products, extrema); `numpy_api` builds the NumPy
+front ends and Array methods on top of them.
+"""
+from __future__ import annotations
+
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import cumulative, numpy_api, reduce
 
 
 @hookimpl
-def plugax_plugin_info():
-    return PluginInfo(name="reductions", requires=("shape",))
+def plugax_plugin_info() -> PluginInfo:
+    return PluginInfo(name="reductions", requires=("elementwise", "shape"),
+                      description="sum/prod/max/min/and/or reductions, argmax/argmin, "
+                                  "cumulative sums, products and extrema")
 
 
 @hookimpl
-def plugax_primitive_rules():
-    return []
+def plugax_primitive_rules() -> list[RuleSet]:
+    return [*reduce.RULES, *cumulative.RULES]
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax": {**reduce.LAX, **cumulative.LAX}, "numpy": dict(numpy_api.NUMPY)}
+
+
+@hookimpl
+def plugax_array_methods() -> dict:
+    return dict(numpy_api.METHODS)

@@ -12,11 +12,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, deflinear,
-                           instantiate, is_undefined_primal)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, broadcast_batched,
+                           deflinear, instantiate, is_undefined_primal, moveaxis)
 
 __all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
-           "unary_transpose", "zeros", "index_dtype_ok"]
+           "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front"]
 
 
 def _shown(avals: Sequence[ShapedArray]) -> str:
@@ -63,9 +63,24 @@ def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
         return ShapedArray(shape_rule(aval, **params), aval.dtype, aval.weak_type)
 
     return RuleSet(primitive=prim,
-                   impl=lambda ctx, x, **params: impl(x, **params),
+                   impl=checked(lambda ctx, x, **params: impl(x, **params), abstract_eval),
                    abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
                    transpose=transpose, weak_type=lambda flags, **params: [flags[0]])
+
+
+def checked(impl: Callable, abstract_eval: Callable) -> Callable:
+    """impl that first runs abstract_eval, so eager calls get the same clear ShapeError.
+
+    NumPy would often accept bad params silently (a non-increasing
+    broadcast_dimensions reshapes fine) or fail with a message about its own
+    internals; the shape rules are cheap next to the NumPy work.
+    """
+    def checked_impl(ctx, *args, **params):
+        abstract_eval(ctx, *[ShapedArray(np.shape(a), np.asarray(a).dtype) for a in args],
+                      **params)
+        return impl(ctx, *args, **params)
+    checked_impl.__name__ = getattr(impl, "__name__", "impl")
+    return checked_impl
 
 
 def unary_transpose(ct_rule: Callable) -> Callable:
@@ -93,6 +108,11 @@ def linear_jvp(prim: Primitive, linear: Sequence[int]) -> Callable:
         return out, prim.bind(*args, **params)
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
+
+
+def to_front(x: Any, d: int | None, size: int) -> Any:
+    """Batch axis to position 0, materialising it (broadcast) for an unbatched value."""
+    return broadcast_batched(x, size, 0) if d is None else moveaxis(x, d, 0)
 
 
 def zeros(shape: Sequence[int], dtype: Any) -> Any:

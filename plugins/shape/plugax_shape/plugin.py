@@ -1,23 +1,54 @@
-"""Hook implementations of the shape family: primitives, lax and numpy front ends,
-Array indexing methods."""
+"""Hook implementations of the shape family.
+
+Primitives live in three modules by what they do to the operand (structural:
+the whole array; slicing: rectangular windows; indexing: integer-array
+indexing). Each module exports its RuleSets and its `plugax.lax` functions;
+`numpy_api` and `getitem` are front ends written over those.
+"""
 from __future__ import annotations
+
+from typing import Any, Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import structural
+from . import getitem, indexing, numpy_api, slicing, structural
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
+    # reductions: reduce_sum transposes broadcast_in_dim and pad; elementwise: add, clamp,
+    # select_n, convert_element_type in batching rules, index normalisation and promotion.
     return PluginInfo(name="shape", requires=("reductions", "elementwise"),
-                      description="broadcasting, reshaping, slicing, padding, indexing")
+                      description="broadcasting, reshaping, slicing, padding and indexing")
 
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return [*structural.RULES]
+    return [*structural.RULES, *slicing.RULES, *indexing.RULES]
 
 
 @hookimpl
-def plugax_frontend() -> dict:
-    return {"lax": {**structural.LAX}}
+def plugax_frontend() -> dict[str, dict[str, Callable]]:
+    return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX},
+            "numpy": dict(numpy_api.FUNCTIONS)}
+
+
+def _shape_args(args: tuple) -> Any:
+    """`x.reshape(2, 3)` and `x.reshape((2, 3))` both work, as in NumPy."""
+    return args[0] if len(args) == 1 else args
+
+
+@hookimpl
+def plugax_array_methods() -> dict[str, Any]:
+    np_ = numpy_api
+    return {
+        "__getitem__": getitem.getitem,
+        "reshape": lambda self, *shape, order="C": np_.reshape(self, _shape_args(shape), order),
+        "ravel": lambda self, order="C": np_.ravel(self, order),
+        "flatten": lambda self, order="C": np_.ravel(self, order),
+        "transpose": lambda self, *axes: np_.transpose(self, _shape_args(axes) if axes else None),
+        "T": property(lambda self: np_.transpose(self)),
+        "squeeze": lambda self, axis=None: np_.squeeze(self, axis),
+        "swapaxes": lambda self, a, b: np_.swapaxes(self, a, b),
+        "at": property(getitem._IndexUpdateHelper),
+    }

@@ -1,0 +1,193 @@
+"""plugax benchmarks against its peers (jax, numpy, autograd), in one run.
+
+    python bench/bench.py [NAME ...] [--json PATH]      (or: make bench)
+
+A workload is a function `fn(impl) -> seconds` registered with `@workload`; it
+is run once per implementation whose module imports (peers come from the
+optional `bench` extra: `pip install -e '.[bench]'`; a missing peer is skipped).
+Add a workload by writing one more decorated function below.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"  # before numpy: idle BLAS threads must not spin
+
+import argparse
+import importlib
+import importlib.util
+import json
+import subprocess
+import sys
+import timeit
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+IMPLS = ("plugax", "jax", "numpy", "autograd")
+
+
+@dataclass
+class Workload:
+    name: str
+    fn: Callable[[str], float]
+    unit: str                                   # "ms" or "us": how seconds are shown
+    impls: tuple[str, ...]
+    targets: dict[str, float] = field(default_factory=dict)   # peer -> max plugax/peer ratio
+
+    @property
+    def doc(self) -> str:
+        return (self.fn.__doc__ or "").strip().splitlines()[0]
+
+
+WORKLOADS: dict[str, Workload] = {}
+
+
+def workload(name: str, unit: str = "ms", impls: tuple[str, ...] = ("plugax", "jax"),
+             targets: dict[str, float] | None = None) -> Callable:
+    """Register `fn(impl) -> seconds` as a named workload."""
+    def register(fn: Callable[[str], float]) -> Callable[[str], float]:
+        WORKLOADS[name] = Workload(name, fn, unit, impls, targets or {})
+        return fn
+    return register
+
+
+# --- helpers -----------------------------------------------------------------
+def available(impl: str) -> bool:
+    return importlib.util.find_spec(impl) is not None
+
+
+def numpy_like(impl: str):
+    """The NumPy-style namespace of an implementation."""
+    return importlib.import_module({"plugax": "plugax.numpy", "jax": "jax.numpy",
+                                    "numpy": "numpy", "autograd": "autograd.numpy"}[impl])
+
+
+def as_array(impl: str, x: np.ndarray):
+    if impl == "plugax":
+        import plugax
+        return plugax.Array(x)
+    if impl == "jax":
+        import jax.numpy as jnp
+        return jnp.asarray(x)
+    return x
+
+
+def best_per_call(fn: Callable[[], object], repeat: int = 7) -> float:
+    """Best of `repeat` timeit runs, in seconds per call."""
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    return min(timer.repeat(repeat, number)) / number
+
+
+# --- workloads ---------------------------------------------------------------
+@workload("import", unit="ms", targets={"jax": 0.35})
+def import_time(impl: str) -> float:
+    """`import` in a fresh interpreter, all plugins discovered (best of 5)."""
+    code = ("import time; t = time.perf_counter(); import {m}; "
+            "print(time.perf_counter() - t)").format(m=impl)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PLUGAX_LOAD_PLUGINS", "PLUGAX_DISABLE_PLUGINS")}
+    runs = [float(subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                                 capture_output=True, text=True).stdout) for _ in range(5)]
+    return min(runs)
+
+
+@workload("eager", unit="us", impls=IMPLS, targets={"jax": 0.2, "autograd": 2.0})
+def eager(impl: str) -> float:
+    """Eager `sin(x) + y` on float32[16], per call."""
+    xnp = numpy_like(impl)
+    rng = np.random.default_rng(0)
+    x, y = (as_array(impl, rng.standard_normal(16).astype(np.float32)) for _ in range(2))
+    if impl == "jax":
+        return best_per_call(lambda: (xnp.sin(x) + y).block_until_ready())
+    return best_per_call(lambda: xnp.sin(x) + y)
+
+
+@workload("make_jaxpr", unit="ms", targets={"jax": 0.5})
+def make_jaxpr_chain(impl: str, n_ops: int = 1000) -> float:
+    """make_jaxpr of a 1000-op sin/mul/add chain on float32[128] (best of 5)."""
+    xnp = numpy_like(impl)
+    make_jaxpr = importlib.import_module(impl).make_jaxpr
+    x = np.linspace(0, 1, 128, dtype=np.float32)
+
+    def chain(x):
+        y = x
+        for i in range(n_ops):
+            y = (xnp.sin(y), y * x, y + x)[i % 3]
+        return y
+
+    times = []
+    for _ in range(5):
+        fresh = lambda x: chain(x)  # a new function object each time: no tracing cache hit
+        times.append(min(timeit.repeat(lambda: make_jaxpr(fresh)(x), repeat=1, number=1)))
+    return min(times)
+
+
+# --- running and reporting -----------------------------------------------------
+def run(names: list[str]) -> dict:
+    results = {}
+    for name in names:
+        w = WORKLOADS[name]
+        row = {"doc": w.doc, "unit": w.unit, "seconds": {}, "errors": {}, "ratios": {},
+               "targets": w.targets}
+        for impl in w.impls:
+            if not available(impl):
+                row["errors"][impl] = "not installed (pip install -e '.[bench]')"
+                continue
+            try:
+                row["seconds"][impl] = w.fn(impl)
+            except Exception as err:  # one failing implementation must not stop the others
+                row["errors"][impl] = f"{type(err).__name__}: {err}"
+        mine = row["seconds"].get("plugax")
+        for peer, limit in w.targets.items():
+            if mine is not None and peer in row["seconds"]:
+                ratio = mine / row["seconds"][peer]
+                row["ratios"][peer] = {"ratio": ratio, "target": limit, "met": ratio <= limit}
+        results[name] = row
+    return results
+
+
+def report(results: dict) -> None:
+    scale = {"ms": 1e3, "us": 1e6}
+    header = ["workload", "unit", *IMPLS, "plugax/jax", "plugax/autograd"]
+    rows = [header]
+    for name, row in results.items():
+        cells = [name, row["unit"]]
+        for impl in IMPLS:
+            s = row["seconds"].get(impl)
+            cells.append("-" if s is None else f"{s * scale[row['unit']]:.2f}")
+        for peer in ("jax", "autograd"):
+            r = row["ratios"].get(peer)
+            cells.append("-" if r is None else
+                         f"{r['ratio']:.2f}x (<= {r['target']}x {'ok' if r['met'] else 'MISSED'})")
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    for i, r in enumerate(rows):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+    for name, row in results.items():
+        print(f"{name}: {row['doc']}")
+        for impl, err in row["errors"].items():
+            print(f"    {impl} skipped: {err}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", choices=[[], *WORKLOADS], metavar="NAME",
+                        help=f"workloads to run (default: all of {', '.join(WORKLOADS)})")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    results = run(args.names or list(WORKLOADS))
+    report(results)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""dot_general: the one contraction primitive behind dot, matmul, tensordot and einsum.
+
+`dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`
+as in lax. The output's dimensions are the batch dimensions (in lhs_batch
+order), then lhs's free dimensions, then rhs's, each in operand order. The
+primitive is bilinear, so its jvp applies it to each tangent in turn and each
+operand's transpose is itself a dot_general (of the cotangent with the other
+operand) followed by a transpose back into that operand's dimension order.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, all_weak, bind,
+                           canonicalize_dtype, defjvp, get_aval, is_undefined_primal,
+                           moveaxis, promote_types)
+
+__all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "RULES", "LAX"]
+
+dot_general_p = Primitive("dot_general")
+
+
+class DotDimensionNumbers(tuple):
+    """((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)) of int tuples: hashable, and
+    printed as JAX prints it, with the innermost sequences as lists: `(([1], [0]), ([], []))`."""
+
+    def __new__(cls, dims: Any) -> "DotDimensionNumbers":
+        (lc, rc), (lb, rb) = dims
+        as_ints = lambda s: tuple(int(d) for d in s)  # noqa: E731
+        return super().__new__(cls, ((as_ints(lc), as_ints(rc)), (as_ints(lb), as_ints(rb))))
+
+    def __str__(self) -> str:
+        (lc, rc), (lb, rb) = self
+        return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+
+    __repr__ = __str__
+
+
+def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]:
+    return [d for d in range(ndim) if d not in contract and d not in batch]
+
+
+def _output_dtype(lhs: np.dtype, rhs: np.dtype, preferred: Any) -> np.dtype:
+    if preferred is not None:
+        return np.dtype(preferred)
+    return promote_types((lhs, False), (rhs, False))[0]
+
+
+# --- abstract evaluation -------------------------------------------------------------
+def _error(lhs: ShapedArray, rhs: ShapedArray, dims: Any, problem: str) -> ShapeError:
+    return ShapeError(f"primitive 'dot_general' {problem}; got operands ({lhs.str_short()}, "
+                      f"{rhs.str_short()}) with dimension_numbers={dims}. Fix: pass "
+                      f"((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)) naming "
+                      f"distinct in-range dimensions of equal sizes, or use plugax.numpy.dot "
+                      f"/ matmul / einsum")
+
+
+def _check(lhs: ShapedArray, rhs: ShapedArray, dims: DotDimensionNumbers) -> None:
+    (lc, rc), (lb, rb) = dims
+    for name, aval, used in (("lhs", lhs, lc + lb), ("rhs", rhs, rc + rb)):
+        if any(not 0 <= d < aval.ndim for d in used) or len(set(used)) != len(used):
+            raise _error(lhs, rhs, dims, f"needs distinct {name} dimensions in [0, "
+                                         f"{aval.ndim})")
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise _error(lhs, rhs, dims, "needs as many lhs as rhs contracting (and batch) "
+                                     "dimensions")
+    for kind, ls, rs in (("contracting", lc, rc), ("batch", lb, rb)):
+        if any(lhs.shape[a] != rhs.shape[b] for a, b in zip(ls, rs)):
+            raise _error(lhs, rhs, dims, f"needs {kind} dimensions of equal sizes")
+
+
+def _abstract_eval(ctx, lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
+                   preferred_element_type=None) -> ShapedArray:
+    dims = dimension_numbers
+    _check(lhs, rhs, dims)
+    (lc, rc), (lb, rb) = dims
+    shape = tuple(lhs.shape[d] for d in lb) \
+        + tuple(lhs.shape[d] for d in _free(lhs.ndim, lc, lb)) \
+        + tuple(rhs.shape[d] for d in _free(rhs.ndim, rc, rb))
+    dtype = _output_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+# --- evaluation ------------------------------------------------------------------------
+def _impl(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+    """tensordot without batch dims; with them, one batched matmul of (B, M, K) @ (B, K, N).
+
+    Narrow floats are computed in float32 (NumPy has no fast bf16/f16 matmul).
+    """
+    (lc, rc), (lb, rb) = dimension_numbers
+    out_dtype = _output_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
+    work = np.float32 if out_dtype.kind == "f" and out_dtype.itemsize < 4 \
+        or out_dtype.name == "bfloat16" else out_dtype
+    lhs, rhs = np.asarray(lhs, work), np.asarray(rhs, work)
+    if not lb:
+        return np.tensordot(lhs, rhs, (lc, rc)).astype(out_dtype, copy=False)
+    lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
+    size = lambda x, ds: int(np.prod([x.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
+    batch = [lhs.shape[d] for d in lb]
+    a = np.transpose(lhs, lb + tuple(lf) + lc).reshape(size(lhs, lb), size(lhs, lf),
+                                                        size(lhs, lc))
+    b = np.transpose(rhs, rb + rc + tuple(rf)).reshape(size(rhs, rb), size(rhs, rc),
+                                                        size(rhs, rf))
+    out = np.matmul(a, b).reshape(batch + [lhs.shape[d] for d in lf]
+                                  + [rhs.shape[d] for d in rf])
+    return out.astype(out_dtype, copy=False)
+
+
+# --- differentiation -------------------------------------------------------------------
+_jvp = defjvp(dot_general_p,
+              lambda g, ans, x, y, **params: dot_general_p.bind(g, y, **params),
+              lambda g, ans, x, y, **params: dot_general_p.bind(x, g, **params))
+
+
+def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, theirs: tuple,
+                       own_free_first: bool) -> Any:
+    """Cotangent of one operand: contract `ct` with the other operand over the other
+    operand's free dims (pairing batch dims), then permute into this operand's order.
+
+    `own` / `theirs` are (contracting, batch) dims of this and the other operand;
+    `own_free_first` says whether this operand's free dims precede the other's in `ct`
+    (true for lhs).
+    """
+    import plugax.lax as lax
+    (oc, ob), (tc, tb) = own, theirs
+    own_free = _free(aval.ndim, oc, ob)
+    their_free = _free(get_aval(other).ndim, tc, tb)
+    nb = len(ob)
+    start = nb + (len(own_free) if own_free_first else 0)
+    ct_their_free = tuple(range(start, start + len(their_free)))
+    dims = DotDimensionNumbers(((ct_their_free, tuple(their_free)), (tuple(range(nb)), tb)))
+    out = dot_general_p.bind(ct, other, dimension_numbers=dims,
+                             preferred_element_type=aval.dtype)
+    # out's dims: batch (ob order), ct's remaining dims (this operand's free dims, in
+    # order), then the other's contracting dims in its order, each standing for its
+    # partner in `oc`.
+    partner = dict(zip(tc, oc))
+    out_as_own = list(ob) + own_free + [partner[d] for d in sorted(tc)]
+    perm = tuple(int(i) for i in np.argsort(out_as_own))
+    return lax.transpose(out, perm) if perm != tuple(range(len(perm))) else out
+
+
+def _transpose(ctx, ct, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if is_undefined_primal(lhs) and is_undefined_primal(rhs):
+        raise ShapeError("primitive 'dot_general' is linear in each operand separately; "
+                         "transpose was asked to solve for both")
+    if is_undefined_primal(lhs):
+        return [_transpose_operand(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True), None]
+    return [None, _transpose_operand(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False)]
+
+
+# --- batching ---------------------------------------------------------------------------
+def _vmap(ctx, args, dims, *, dimension_numbers, **params):
+    """Both batched: the batch axes become a new leading batch dimension. One batched:
+    its batch axis is just another free dimension of that operand."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    (lhs, rhs), (ld, rd) = args, dims
+    shift = lambda ds, b: tuple(d + (d >= b) for d in ds)  # noqa: E731
+    if ld is not None and rd is not None:
+        lhs, rhs = moveaxis(lhs, ld, 0), moveaxis(rhs, rd, 0)
+        new = ((shift(lc, 0), shift(rc, 0)), ((0,) + shift(lb, 0), (0,) + shift(rb, 0)))
+        out_dim = 0
+    elif ld is not None:
+        new = ((shift(lc, ld), rc), (shift(lb, ld), rb))
+        lfree = _free(get_aval(lhs).ndim, new[0][0], new[1][0])
+        out_dim = len(lb) + lfree.index(ld)
+    else:
+        new = ((lc, shift(rc, rd)), (lb, shift(rb, rd)))
+        rfree = _free(get_aval(rhs).ndim, new[0][1], new[1][1])
+        n_lfree = get_aval(lhs).ndim - len(lc) - len(lb)
+        out_dim = len(lb) + n_lfree + rfree.index(rd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=DotDimensionNumbers(new), **params)
+    return out, out_dim
+
+
+def _weak_type(flags: list, **params: Any) -> list:
+    return all_weak(flags)
+
+
+RULES = [RuleSet(primitive=dot_general_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
+                 vmap=_vmap, transpose=_transpose, weak_type=_weak_type)]
+
+
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,
+                preferred_element_type: Any = None) -> Any:
+    """lax.dot_general: contract `lhs` and `rhs` over the given dimensions.
+
+    preferred_element_type, when given, is the output dtype (it is left out of
+    the params otherwise, so the jaxpr prints as JAX's does).
+    """
+    params = {"dimension_numbers": DotDimensionNumbers(dimension_numbers)}
+    if preferred_element_type is not None:
+        params["preferred_element_type"] = canonicalize_dtype(preferred_element_type)
+    return bind(dot_general_p, lhs, rhs, **params)
+
+
+def dot(lhs: Any, rhs: Any, preferred_element_type: Any = None) -> Any:
+    """lax.dot: vector/matrix products contracting lhs's last and rhs's first dimension."""
+    lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if not 1 <= lhs_ndim <= 2 or not 1 <= rhs_ndim <= 2:
+        raise TypeError(f"lax.dot takes operands of rank 1 or 2, got ranks {lhs_ndim} and "
+                        f"{rhs_ndim}; use lax.dot_general or plugax.numpy.dot")
+    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (0,)), ((), ())), preferred_element_type)
+
+
+LAX = {"dot_general": dot_general, "dot": dot}

@@ -1,0 +1,142 @@
+"""Pieces every elementwise rule module shares: dtype classes, constants, shape fixes.
+
+Why a module of its own: the four rule modules state only what is particular to
+each primitive (its NumPy impl, its derivative); how to make a constant of the
+right dtype, how to broadcast a rank-0 tangent contribution, or how to sum a
+cotangent back down to a rank-0 operand is the same everywhere.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+import plugax.lax as lax
+from plugax import dtypes
+from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Zero, defjvp, get_aval,
+                           is_undefined_primal, same_dtypes)
+
+__all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
+           "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
+           "const", "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast", "zero_jvp",
+           "binary_transpose", "operands_str", "type_error"]
+
+FLOATS = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_float(d))
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return dtype in FLOATS
+
+
+def is_numeric(dtype: np.dtype) -> bool:
+    """Integers and floats; lax arithmetic rejects bool (jnp maps it to logic ops)."""
+    return dtype.kind in "iuf" or dtype in FLOATS
+
+
+def is_int_or_bool(dtype: np.dtype) -> bool:
+    return dtype.kind in "iub"
+
+
+def is_signed_or_float(dtype: np.dtype) -> bool:
+    return dtype.kind == "i" or dtype in FLOATS
+
+
+# dtype rules (operands share one dtype; some primitives restrict which).
+def float_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim, is_float, "a floating-point dtype")
+
+
+def numeric_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim, is_numeric, "an integer or floating-point dtype, not bool")
+
+
+def int_or_bool_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim, is_int_or_bool, "an integer or bool dtype")
+
+
+def any_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim)
+
+
+def operands_str(*avals: ShapedArray) -> str:
+    return ", ".join(a.str_short() for a in avals)
+
+
+def type_error(prim: Primitive, avals: tuple, problem: str, fix: str) -> ShapeError:
+    """A ShapeError naming the primitive, its operand types, the problem and the fix."""
+    return ShapeError(f"primitive '{prim}' {problem}; got ({operands_str(*avals)}); {fix}")
+
+
+# values inside rules
+def const(like: Any, value: Any) -> Array:
+    """A rank-0 constant with `like`'s dtype: it traces as an inline literal and never
+    changes the dtype of the operation it enters (a bare Python float would be f64
+    under x64 and clash with an f32 operand)."""
+    return Array(np.asarray(value, dtype=get_aval(like).dtype), weak_type=True)
+
+
+def zeros_like(x: Any) -> Any:
+    """Zeros of `x`'s type; a broadcast literal when traced (no array constant)."""
+    aval = get_aval(x)
+    zero = Array(np.zeros((), aval.dtype))
+    return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+
+
+def match_shape(t: Any, like: Any) -> Any:
+    """Broadcast a rank-0 tangent contribution to the output's shape.
+
+    lax binary ops accept a rank-0 operand next to a full one; a jvp term that
+    involves only the rank-0 operand (e.g. `g` alone) is then smaller than the
+    output it stands for.
+    """
+    shape = get_aval(like).shape
+    if get_aval(t).shape == shape:
+        return t
+    return lax.broadcast_in_dim(t, shape, ())
+
+
+def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+    """The cotangent of a rank-0 operand that was broadcast: sum over every axis."""
+    ct_shape = get_aval(ct).shape
+    if ct_shape == aval.shape:
+        return ct
+    return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
+
+
+def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
+    """`defjvp` whose per-operand contributions are broadcast to the output shape."""
+    def wrap(fn: Callable | None) -> Callable | None:
+        if fn is None:
+            return None
+        return lambda g, ans, *args, **params: match_shape(fn(g, ans, *args, **params), ans)
+    return defjvp(prim, *map(wrap, partials))
+
+
+def zero_jvp(prim: Primitive) -> Callable:
+    """jvp of a piecewise-constant op (floor, sign, comparisons...): a symbolic zero."""
+    def jvp(ctx, primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        return ans, Zero.from_value(ans)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | None, *,
+                     joint: bool = True) -> Callable:
+    """transpose rule of a binary op linear in the operand(s) that are UndefPrimal.
+
+    `ct_x(ct, x, y)` / `ct_y(ct, x, y)` give that operand's cotangent at the output's
+    shape; it is summed down where the operand was a broadcast rank-0 value. None
+    marks an operand the op is not linear in. `joint=False` (mul, div): linear in
+    each operand separately, so at most one may be undefined.
+    """
+    def transpose(ctx, ct, x, y, **params):
+        undefined = (is_undefined_primal(x), is_undefined_primal(y))
+        if (not joint and all(undefined)) or (undefined[0] and ct_x is None) \
+                or (undefined[1] and ct_y is None):
+            raise ShapeError(f"primitive '{prim}' is not linear in the operands "
+                             f"transpose was asked to solve for ({x!r}, {y!r})")
+        return [unbroadcast(rule(ct, x, y), arg.aval) if undef else None
+                for rule, arg, undef in ((ct_x, x, undefined[0]), (ct_y, y, undefined[1]))]
+    transpose.__name__ = f"{prim.name}_transpose"
+    return transpose

@@ -1,0 +1,92 @@
+"""What the reduction primitives share: axis checking, error messages, dtype tests.
+
+Every primitive here drops (or scans along) some axes of one operand, so they
+validate `axes` the same way and renumber them the same way under vmap.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from plugax.extend import Array, Primitive, ShapedArray, ShapeError, get_aval
+
+__all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
+           "is_bool_or_int", "is_any", "dtype_check", "scalar_like", "lowest", "highest"]
+
+
+def shape_error(prim: Primitive, aval: ShapedArray, problem: str, fix: str,
+                **params: Any) -> ShapeError:
+    """A ShapeError naming the primitive, the operand type, the params and the fix."""
+    shown = " ".join(f"{k}={params[k]}" for k in sorted(params))
+    return ShapeError(f"primitive '{prim}' {problem}; got operand {aval.str_short()}"
+                      + (f" with {shown}" if shown else "") + f". Fix: {fix}")
+
+
+def check_axes(prim: Primitive, aval: ShapedArray, axes: Sequence[int], **params: Any) -> None:
+    """`axes` must be distinct non-negative ints below the operand rank."""
+    if (any(not isinstance(a, (int, np.integer)) or not 0 <= a < aval.ndim for a in axes)
+            or len(set(axes)) != len(axes)):
+        raise shape_error(prim, aval, f"needs distinct axes in [0, {aval.ndim})",
+                          "pass axes within the operand's rank (the lax front ends also "
+                          "accept negative axes)", axes=axes, **params)
+
+
+def canonical_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+    """NumPy's axis argument (None, int or sequence, negatives allowed) as a sorted tuple."""
+    if axes is None:
+        return tuple(range(ndim))
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise ValueError(f"axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in {axes}")
+    return tuple(sorted(out)) if ndim else ()
+
+
+def batched_axes(axes: Sequence[int], bdim: int) -> tuple[int, ...]:
+    """Operand axes renumbered for an operand that carries a batch axis at `bdim`."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def is_number(dtype: np.dtype) -> bool:
+    return dtype.kind in "iufc" or dtype.name == "bfloat16"
+
+
+def is_bool_or_int(dtype: np.dtype) -> bool:
+    return dtype.kind in "biu"
+
+
+def is_any(dtype: np.dtype) -> bool:
+    return dtype.kind != "V" or dtype.name == "bfloat16"
+
+
+def dtype_check(prim: Primitive, accepts: Callable[[np.dtype], bool], kinds: str,
+                aval: ShapedArray, **params: Any) -> None:
+    if not accepts(aval.dtype):
+        raise shape_error(prim, aval, f"does not accept dtype {aval.dtype.name} (it needs "
+                          f"{kinds})", "convert with plugax.lax.convert_element_type, or "
+                          "use plugax.numpy, which converts", **params)
+
+
+def scalar_like(value: Any, like: Any) -> Array:
+    """A rank-0 constant with `like`'s dtype (a literal when traced)."""
+    return Array(np.asarray(value, get_aval(like).dtype))
+
+
+def lowest(dtype: np.dtype) -> Any:
+    """The identity of max: -inf, the smallest integer, or False."""
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min if dtype.kind in "iu" else -np.inf
+
+
+def highest(dtype: np.dtype) -> Any:
+    """The identity of min: +inf, the largest integer, or True."""
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max if dtype.kind in "iu" else np.inf

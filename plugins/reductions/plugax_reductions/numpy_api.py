@@ -1,0 +1,194 @@
+"""plugax.numpy reductions (sum, mean, var, ...) and the matching Array methods.
+
+They follow jax.numpy's dtype rules, which differ from NumPy's in three ways:
+the result is never weakly typed (`jnp.sum(3.0)` is a strong f32); sum and
+prod accumulate bool and narrow integers in the default integer type; and
+float16/bfloat16 are accumulated in float32, then cast back. `axis` is None
+(all axes), an int or a tuple; `keepdims` re-inserts the reduced axes as size 1
+with `lax.expand_dims`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from plugax import dtypes
+from plugax.extend import Array, Primitive, canonicalize_dtype, get_aval
+
+from . import cumulative as C
+from . import reduce as R
+from ._common import canonical_axes
+
+_NARROW_FLOATS = (dtypes.float16, dtypes.bfloat16)
+
+
+def _asarray(a: Any) -> Any:
+    import plugax.numpy as pnp
+    return pnp.asarray(a)
+
+
+def _cast(x: Any, dtype: Any) -> Any:
+    """`x` as a strong `dtype` value; a convert_element_type only where (dtype, weak) differ."""
+    import plugax.lax as lax
+    aval = get_aval(x)
+    dtype = canonicalize_dtype(dtype)
+    if aval.dtype == dtype and not aval.weak_type:
+        return x
+    return lax.convert_element_type(x, dtype)
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    """JAX's promote_integers: bool and integers narrower than the default int widen."""
+    wide = dtypes.default_int_dtype()
+    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < wide.itemsize):
+        return wide
+    if dtype.kind == "u" and dtype.itemsize < wide.itemsize:
+        return canonicalize_dtype(np.dtype(f"u{wide.itemsize}"))
+    return dtype
+
+
+def _inexact(dtype: np.dtype) -> np.dtype:
+    """mean/var of integers and bools are floats of the default width."""
+    return dtype if dtypes.issubdtype_inexact(dtype) else dtypes.default_float_dtype()
+
+
+def _computation(dtype: np.dtype) -> np.dtype:
+    return dtypes.float32 if dtype in _NARROW_FLOATS else dtype
+
+
+def _keep(r: Any, axes: tuple, keepdims: bool) -> Any:
+    import plugax.lax as lax
+    return lax.expand_dims(r, axes) if keepdims and axes else r
+
+
+def _size(shape: tuple, axes: tuple) -> int:
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _reduction(name: str, prim: Primitive, out_dtype: Callable[[np.dtype], np.dtype], doc: str,
+               has_dtype: bool = True, identity: bool = True) -> Callable:
+    """A jnp-style reduction: cast to the accumulation dtype, reduce, keepdims, cast back."""
+    def reduction(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        x = _asarray(a)
+        aval = get_aval(x)
+        axes = canonical_axes(axis, aval.ndim)
+        if not identity and _size(aval.shape, axes) == 0:
+            raise ValueError(f"zero-size array to reduction operation {prim.name[7:]}, which "
+                             f"has no identity (operand {aval.str_short()}, axis={axis})")
+        target = canonicalize_dtype(dtype) if dtype is not None else out_dtype(aval.dtype)
+        r = prim.bind(_cast(x, _computation(target)), axes=axes)
+        return _cast(_keep(r, axes, keepdims), target)
+
+    def no_dtype(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        return reduction(a, axis, None, keepdims)
+
+    fn = reduction if has_dtype else no_dtype
+    fn.__name__, fn.__doc__ = name, doc
+    return fn
+
+
+sum_ = _reduction("sum", R.reduce_sum_p, _accumulator, "Sum of elements over `axis`.")
+prod_ = _reduction("prod", R.reduce_prod_p, _accumulator, "Product of elements over `axis`.")
+max_ = _reduction("max", R.reduce_max_p, lambda d: d, "Maximum over `axis`.",
+                  has_dtype=False, identity=False)
+min_ = _reduction("min", R.reduce_min_p, lambda d: d, "Minimum over `axis`.",
+                  has_dtype=False, identity=False)
+all_ = _reduction("all", R.reduce_and_p, lambda d: dtypes.bool_,
+                  "Whether every element over `axis` is true.", has_dtype=False)
+any_ = _reduction("any", R.reduce_or_p, lambda d: dtypes.bool_,
+                  "Whether some element over `axis` is true.", has_dtype=False)
+
+
+def _mean_parts(a: Any, axis: Any, dtype: Any) -> tuple:
+    """(operand in the computation dtype, axes, element count, result dtype)."""
+    x = _asarray(a)
+    aval = get_aval(x)
+    axes = canonical_axes(axis, aval.ndim)
+    target = canonicalize_dtype(dtype) if dtype is not None else _inexact(aval.dtype)
+    return _cast(x, _computation(target)), axes, _size(aval.shape, axes), target
+
+
+def _divide(x: Any, n: float) -> Any:
+    """x / n with n as a literal of x's dtype (n <= 0 gives nan, as in JAX)."""
+    import plugax.lax as lax
+    dtype = get_aval(x).dtype
+    return lax.div(x, Array(np.asarray(n if n > 0 else np.nan, dtype)))
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Arithmetic mean over `axis`; integers and bools average to the default float."""
+    x, axes, n, target = _mean_parts(a, axis, dtype)
+    r = _keep(R.reduce_sum_p.bind(x, axes=axes), axes, keepdims)
+    return _cast(_divide(r, n), target)
+
+
+def var(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0,
+        keepdims: bool = False) -> Any:
+    """Variance: the mean squared deviation, divided by (count - ddof)."""
+    import plugax.lax as lax
+    x, axes, n, target = _mean_parts(a, axis, dtype)
+    aval = get_aval(x)
+    kept = tuple(i for i in range(aval.ndim) if i not in axes)
+    centre = lax.broadcast_in_dim(_divide(R.reduce_sum_p.bind(x, axes=axes), n),
+                                  aval.shape, kept)
+    dev = lax.sub(x, centre)
+    r = _divide(R.reduce_sum_p.bind(lax.mul(dev, dev), axes=axes), n - ddof)
+    return _cast(_keep(r, axes, keepdims), target)
+
+
+def std(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0,
+        keepdims: bool = False) -> Any:
+    """Standard deviation: the square root of `var`."""
+    import plugax.lax as lax
+    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+
+
+def _arg(prim: Primitive) -> Callable:
+    def arg(a: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+        import plugax.lax as lax
+        x = _asarray(a)
+        ndim = get_aval(x).ndim
+        if axis is None:
+            x, axes = lax.reshape(x, (get_aval(x).size,)), (0,)
+        else:
+            axes = canonical_axes(axis, ndim)
+        r = prim.bind(x, axes=axes, index_dtype=dtypes.default_int_dtype())
+        if keepdims:
+            return lax.expand_dims(r, tuple(range(ndim)) if axis is None else axes)
+        return r
+    arg.__name__ = prim.name
+    arg.__doc__ = f"Indices of the {prim.name[3:]}imum along `axis` (flattened if None)."
+    return arg
+
+
+argmax, argmin = _arg(R.argmax_p), _arg(R.argmin_p)
+
+
+def _cumulative(prim: Primitive) -> Callable:
+    def cumulative(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
+        import plugax.lax as lax
+        x = _asarray(a)
+        if axis is None:
+            x, axis = lax.reshape(x, (get_aval(x).size,)), 0
+        aval = get_aval(x)
+        (axis,) = canonical_axes(axis, aval.ndim) or (0,)
+        if aval.ndim == 0:
+            x = lax.reshape(x, (1,))
+        default = dtypes.default_int_dtype() if aval.dtype == dtypes.bool_ else aval.dtype
+        target = canonicalize_dtype(dtype) if dtype is not None else default
+        return prim.bind(_cast(x, target), axis=axis, reverse=False)
+    cumulative.__name__ = prim.name
+    cumulative.__doc__ = f"Running {prim.name[3:]} along `axis` (flattened if None)."
+    return cumulative
+
+
+cumsum, cumprod = _cumulative(C.cumsum_p), _cumulative(C.cumprod_p)
+
+NUMPY = {"sum": sum_, "prod": prod_, "max": max_, "min": min_, "amax": max_, "amin": min_,
+         "all": all_, "any": any_, "mean": mean, "var": var, "std": std, "argmax": argmax,
+         "argmin": argmin, "cumsum": cumsum, "cumprod": cumprod}
+
+METHODS = {name: NUMPY[name] for name in ("sum", "prod", "max", "min", "all", "any", "mean",
+                                          "var", "std", "argmax", "argmin", "cumsum",
+                                          "cumprod")}

@@ -1,0 +1,221 @@
+"""Reductions over a set of axes: reduce_sum/prod/max/min/and/or and argmax/argmin.
+
+They share one shape rule (drop `axes`) and one vmap rule (renumber `axes`
+around the batch axis, which survives at its position among the kept axes),
+so `defreduction` builds those once and each primitive states its NumPy impl,
+the dtypes it accepts, and its derivative.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from plugax.extend import (Primitive, canonicalize_dtype, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
+                           is_undefined_primal)
+
+from ._common import (batched_axes, check_axes, dtype_check, highest, is_any, is_bool_or_int,
+                      is_number, lowest, scalar_like, shape_error)
+
+reduce_sum_p = Primitive("reduce_sum")
+reduce_prod_p = Primitive("reduce_prod")
+reduce_max_p = Primitive("reduce_max")
+reduce_min_p = Primitive("reduce_min")
+reduce_and_p = Primitive("reduce_and")
+reduce_or_p = Primitive("reduce_or")
+argmax_p = Primitive("argmax")
+argmin_p = Primitive("argmin")
+
+
+def _kept(ndim: int, axes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(i for i in range(ndim) if i not in axes)
+
+
+def _unreduce(r: Any, aval: ShapedArray, axes: Sequence[int]) -> Any:
+    """Broadcast a reduction result back over the reduced axes."""
+    import plugax.lax as lax
+    return lax.broadcast_in_dim(r, aval.shape, _kept(aval.ndim, axes))
+
+
+def _zero_jvp(prim: Primitive) -> Callable:
+    """jvp of a primitive whose output is piecewise constant (indices, logicals)."""
+    def jvp(ctx, primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        return ans, Zero.from_value(ans)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def defreduction(prim: Primitive, impl: Callable, *, accepts: Callable, kinds: str,
+                 jvp: Callable, transpose: Callable | None = None,
+                 out_dtype: Callable | None = None, extra_check: Callable | None = None
+                 ) -> RuleSet:
+    """RuleSet of a reduction `impl(x, axes=..., **params)` over the operand's `axes`.
+
+    The result keeps the operand's dtype and weak type unless `out_dtype(**params)`
+    names another (argmax's index dtype, which is never weak).
+    """
+    def abstract_eval(ctx, aval: ShapedArray, *, axes, **params) -> ShapedArray:
+        check_axes(prim, aval, axes, **params)
+        dtype_check(prim, accepts, kinds, aval, axes=axes, **params)
+        if extra_check is not None:
+            extra_check(aval, axes=axes, **params)
+        shape = tuple(d for i, d in enumerate(aval.shape) if i not in axes)
+        if out_dtype is None:
+            return ShapedArray(shape, aval.dtype, aval.weak_type)
+        return ShapedArray(shape, out_dtype(**params), False)
+
+    def vmap(ctx, args, dims, *, axes, **params):
+        d = dims[0]
+        out = prim.bind(args[0], axes=batched_axes(axes, d), **params)
+        return out, d - sum(a < d for a in axes)
+
+    weak = (lambda flags, **_: [flags[0]]) if out_dtype is None else (lambda flags, **_: [False])
+    return RuleSet(primitive=prim, impl=lambda ctx, x, **params: impl(x, **params),
+                   abstract_eval=abstract_eval, jvp=jvp, vmap=vmap, transpose=transpose,
+                   weak_type=weak)
+
+
+# --- reduce_sum: linear; its transpose broadcasts the cotangent back ------------------
+def _reduce_sum_transpose(ctx, ct, x, *, axes):
+    return [_unreduce(ct, x.aval, axes) if is_undefined_primal(x) else None]
+
+
+# --- reduce_max / reduce_min: the derivative picks the location(s) of the extremum ----
+def _chooser_jvp(prim: Primitive) -> Callable:
+    """JAX's rule: average the tangents over every position equal to the result.
+
+    With a unique extremum this is the tangent at its location; ties split the
+    derivative evenly, which is what a symmetric finite difference sees too.
+    """
+    def jvp(ctx, primals, tangents, *, axes):
+        import plugax.lax as lax
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axes=axes)
+        aval = get_aval(x)
+        if type(g) is Zero or aval.dtype.kind in "biu":
+            return ans, Zero.from_value(ans)
+        at_ans = lax.eq(x, _unreduce(ans, aval, axes))
+        mask = lax.convert_element_type(at_ans, get_aval(g).dtype)
+        counts = reduce_sum_p.bind(mask, axes=axes)
+        return ans, lax.div(reduce_sum_p.bind(lax.mul(g, mask), axes=axes), counts)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+# --- reduce_prod: the product rule, written so zeros need no division -------------------
+def _others_product(x: Any, axes: Sequence[int]) -> Any:
+    """For each element, the product of the *other* elements of its reduced slice.
+
+    prod/x fails at zeros, so count them: with none, prod/x is right; with exactly
+    one, that position gets the product of the nonzero rest and every other gets 0;
+    with two or more, everything is 0. Built from differentiable primitives, so
+    higher derivatives follow.
+    """
+    import plugax.lax as lax
+    aval = get_aval(x)
+    full = lambda v: lax.broadcast_in_dim(scalar_like(v, x), aval.shape, ())
+    zeros = full(0)
+    is_zero = lax.eq(x, scalar_like(0, x))
+    safe = lax.select_n(is_zero, x, full(1))
+    prod = _unreduce(reduce_prod_p.bind(safe, axes=axes), aval, axes)
+    count = _unreduce(reduce_sum_p.bind(lax.convert_element_type(is_zero, aval.dtype),
+                                        axes=axes), aval, axes)
+    one_zero = lax.select_n(lax.eq(count, scalar_like(1, x)), zeros, prod)
+    at_zero = lax.select_n(is_zero, zeros, one_zero)
+    return lax.select_n(lax.eq(count, scalar_like(0, x)), at_zero, lax.div(prod, safe))
+
+
+def _reduce_prod_jvp(ctx, primals, tangents, *, axes):
+    import plugax.lax as lax
+    (x,), (g,) = primals, tangents
+    ans = reduce_prod_p.bind(x, axes=axes)
+    if type(g) is Zero or get_aval(x).dtype.kind in "biu":
+        return ans, Zero.from_value(ans)
+    return ans, reduce_sum_p.bind(lax.mul(g, _others_product(x, axes)), axes=axes)
+
+
+# --- argmax / argmin: one axis, an integer result, a zero derivative --------------------
+def _arg_check(prim: Primitive) -> Callable:
+    def check(aval: ShapedArray, *, axes, index_dtype):
+        if len(axes) != 1:
+            raise shape_error(prim, aval, "reduces exactly one axis",
+                              "pass a single axis", axes=axes, index_dtype=index_dtype)
+        if aval.shape[axes[0]] == 0:
+            raise shape_error(prim, aval, "needs a non-empty reduced axis",
+                              "reduce a non-empty axis", axes=axes, index_dtype=index_dtype)
+        if np.dtype(index_dtype).kind not in "iu":
+            raise shape_error(prim, aval, f"needs an integer index_dtype, not {index_dtype}",
+                              "pass index_dtype=numpy.int32", axes=axes,
+                              index_dtype=index_dtype)
+    return check
+
+
+def _arg_impl(np_fn: Callable) -> Callable:
+    def impl(x, *, axes, index_dtype):
+        return np_fn(x, axis=axes[0]).astype(index_dtype)
+    return impl
+
+
+def _ident(fn: Callable, identity: Callable) -> Callable:
+    """NumPy's min/max over possibly empty axes, with the identity as starting value."""
+    return lambda x, *, axes: fn(x, axis=axes, initial=identity(x.dtype))
+
+
+def _bitwise(ufunc: np.ufunc, identity: Callable) -> Callable:
+    return lambda x, *, axes: ufunc.reduce(x, axis=axes, initial=identity(x.dtype))
+
+
+_ALL_ONES = lambda dtype: np.invert(np.zeros((), dtype))  # noqa: E731
+_NUMBER, _ANY, _LOGICAL = "a number dtype", "a non-complex dtype", "bool or an integer dtype"
+
+RULES = [
+    defreduction(reduce_sum_p, lambda x, *, axes: np.sum(x, axis=axes, dtype=x.dtype),
+                 accepts=is_number, kinds=_NUMBER, jvp=deflinear(reduce_sum_p),
+                 transpose=_reduce_sum_transpose),
+    defreduction(reduce_prod_p, lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype),
+                 accepts=is_number, kinds=_NUMBER, jvp=_reduce_prod_jvp),
+    defreduction(reduce_max_p, _ident(np.max, lowest), accepts=is_any, kinds=_ANY,
+                 jvp=_chooser_jvp(reduce_max_p)),
+    defreduction(reduce_min_p, _ident(np.min, highest), accepts=is_any, kinds=_ANY,
+                 jvp=_chooser_jvp(reduce_min_p)),
+    defreduction(reduce_and_p, _bitwise(np.bitwise_and, _ALL_ONES), accepts=is_bool_or_int,
+                 kinds=_LOGICAL, jvp=_zero_jvp(reduce_and_p)),
+    defreduction(reduce_or_p, _bitwise(np.bitwise_or, lambda dt: np.zeros((), dt)),
+                 accepts=is_bool_or_int, kinds=_LOGICAL, jvp=_zero_jvp(reduce_or_p)),
+    defreduction(argmax_p, _arg_impl(np.argmax), accepts=is_any, kinds=_ANY,
+                 jvp=_zero_jvp(argmax_p), out_dtype=lambda *, index_dtype: index_dtype,
+                 extra_check=_arg_check(argmax_p)),
+    defreduction(argmin_p, _arg_impl(np.argmin), accepts=is_any, kinds=_ANY,
+                 jvp=_zero_jvp(argmin_p), out_dtype=lambda *, index_dtype: index_dtype,
+                 extra_check=_arg_check(argmin_p)),
+]
+
+
+# --- lax front ends ------------------------------------------------------------------------
+def _lax_axes(operand: Any, axes: Any) -> tuple[int, ...]:
+    ndim = get_aval(operand).ndim
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    return tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
+
+
+def _lax_reduction(prim: Primitive) -> Callable:
+    def reduction(operand: Any, axes: Sequence[int]) -> Any:
+        return bind(prim, operand, axes=_lax_axes(operand, axes))
+    reduction.__name__ = prim.name
+    reduction.__doc__ = f"lax.{prim.name}: reduce `operand` over `axes`."
+    return reduction
+
+
+def _lax_arg(prim: Primitive) -> Callable:
+    def arg(operand: Any, axis: int, index_dtype: Any) -> Any:
+        return bind(prim, operand, axes=_lax_axes(operand, (axis,)),
+                    index_dtype=canonicalize_dtype(index_dtype))
+    arg.__name__ = prim.name
+    arg.__doc__ = f"lax.{prim.name}: index of the extremum along `axis`."
+    return arg
+
+
+LAX = {p.name: _lax_reduction(p) for p in (reduce_sum_p, reduce_prod_p, reduce_max_p,
+                                            reduce_min_p, reduce_and_p, reduce_or_p)}
+LAX.update({p.name: _lax_arg(p) for p in (argmax_p, argmin_p)})

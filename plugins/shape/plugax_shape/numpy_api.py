@@ -1,0 +1,289 @@
+"""plugax.numpy functions that create or rearrange arrays, written over the lax ones.
+
+Creation with concrete arguments (arange, linspace, eye) runs NumPy eagerly and
+wraps the result; creation of a constant fill (zeros, ones, full) broadcasts a
+scalar of the target dtype so that, traced, it is one `broadcast_in_dim` of a
+literal, as in JAX. Dtypes follow JAX: 64-bit types become 32-bit while x64 is
+off, and mixed operands are promoted on the JAX lattice.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from plugax import dtypes
+from plugax.extend import Array, Tracer, canonicalize_dtype, get_aval
+
+from . import indexing, slicing, structural
+from ._common import canonical_axes, canonical_axis
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _is_traced_or_array(x: Any) -> bool:
+    return isinstance(x, (Tracer, Array))
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (tuple, list)) or np.ndim(shape):
+        return tuple(operator.index(s) for s in shape)
+    return (operator.index(shape),)
+
+
+def _convert(x: Any, dtype: Any, weak_type: bool = False) -> Any:
+    """x as (dtype, weak_type): NumPy for concrete values, convert_element_type when traced."""
+    dtype = canonicalize_dtype(dtype)
+    if isinstance(x, Tracer):
+        aval = x.aval
+        if aval.dtype == dtype and aval.weak_type == weak_type:
+            return x
+        import plugax.lax as lax
+        return lax.convert_element_type(x, dtype)
+    if isinstance(x, Array) and x.dtype == dtype and x.weak_type == weak_type:
+        return x
+    return Array(np.asarray(x, dtype), weak_type)
+
+
+def _promote(*xs: Any) -> list:
+    """Operands converted to their JAX result type (weak Python scalars yield)."""
+    dtype, weak = dtypes.result_type(*xs)
+    return [x if get_aval(x).dtype == dtype and get_aval(x).weak_type == weak
+            else _convert(x, dtype, weak) for x in xs]
+
+
+# --- creation -----------------------------------------------------------------------------
+def asarray(a: Any, dtype: Any = None, copy: Any = None) -> Any:
+    """An Array (or the tracer itself); Python scalars stay weakly typed, like JAX."""
+    if isinstance(a, (list, tuple)) and any(_is_traced_or_array(e) or isinstance(e, (list, tuple))
+                                            for e in a):
+        return stack([asarray(e, dtype) for e in a]) if a else asarray(np.asarray(a), dtype)
+    if _is_traced_or_array(a):
+        return a if dtype is None else _convert(a, dtype, False)
+    if dtype is None:
+        weak = type(a) in _SCALARS
+        dtype = dtypes.dtype_of_value(a) if weak else canonicalize_dtype(np.asarray(a).dtype)
+        return Array(np.asarray(a, dtype), weak)
+    return Array(np.asarray(a, canonicalize_dtype(dtype)))
+
+
+def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> Any:
+    out = asarray(object, dtype)
+    if get_aval(out).ndim < ndmin:
+        out = reshape(out, (1,) * (ndmin - get_aval(out).ndim) + get_aval(out).shape)
+    return out
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """`fill_value` broadcast to `shape` (one broadcast_in_dim of a scalar when traced)."""
+    shape = _shape_tuple(shape)
+    if dtype is None:
+        dtype = dtypes.result_type(fill_value)[0]
+    return broadcast_to(_convert(fill_value, dtype), shape)
+
+
+def zeros(shape: Any, dtype: Any = None) -> Any:
+    return full(shape, 0, dtype or dtypes.default_float_dtype())
+
+
+def ones(shape: Any, dtype: Any = None) -> Any:
+    return full(shape, 1, dtype or dtypes.default_float_dtype())
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    aval = get_aval(a)
+    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+
+
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
+    return full_like(a, 1, dtype, shape)
+
+
+def _eager(value: np.ndarray, dtype: Any) -> Array:
+    dtype = canonicalize_dtype(dtype if dtype is not None else value.dtype)
+    return Array(np.asarray(value, dtype))
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
+    """Computed eagerly by NumPy: its length must be known, so the arguments must be concrete."""
+    args = [start] + [a for a in (stop, step) if a is not None]
+    if stop is None and step is not None:
+        args = [0, start, step]
+    concrete = [a if type(a) in _SCALARS else np.asarray(a).item() for a in args]
+    value = np.arange(*concrete)
+    if dtype is None and all(isinstance(a, (int, np.integer)) for a in concrete):
+        dtype = dtypes.default_int_dtype()
+    return _eager(value, dtype)
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+    value, step = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint, retstep=True,
+                              axis=axis)
+    out = _eager(value, dtype or dtypes.default_float_dtype())
+    return (out, step) if retstep else out
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
+    return _eager(np.eye(N, M, k), dtype or dtypes.default_float_dtype())
+
+
+# --- rearranging --------------------------------------------------------------------------
+def shape(a: Any) -> tuple[int, ...]:
+    return get_aval(a).shape
+
+
+def ndim(a: Any) -> int:
+    return get_aval(a).ndim
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    aval = get_aval(a)
+    return aval.size if axis is None else aval.shape[axis]
+
+
+def reshape(a: Any, newshape: Any = None, order: str = "C", *, shape: Any = None) -> Any:
+    """numpy.reshape; one -1 is inferred. Only C order (as in JAX)."""
+    if order != "C":
+        raise NotImplementedError("plugax.numpy.reshape supports only order='C'")
+    sizes = list(_shape_tuple(newshape if shape is None else shape))
+    total = get_aval(a).size
+    if sizes.count(-1) > 1:
+        raise ValueError(f"can only specify one unknown dimension (-1), got {tuple(sizes)}")
+    if -1 in sizes:
+        known = int(np.prod([s for s in sizes if s != -1]))
+        if known == 0 or total % known:
+            raise ValueError(f"cannot reshape an array of size {total} into shape "
+                             f"{tuple(sizes)}")
+        sizes[sizes.index(-1)] = total // known
+    if tuple(sizes) == get_aval(a).shape:
+        return asarray(a)
+    return structural.reshape(a, sizes)
+
+
+def ravel(a: Any, order: str = "C") -> Any:
+    return reshape(a, (-1,), order)
+
+
+def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
+    nd = ndim(a)
+    perm = tuple(range(nd))[::-1] if axes is None else canonical_axes(axes, nd)
+    return structural.transpose(a, perm)
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    perm = list(range(ndim(a)))
+    i, j = canonical_axis(axis1, len(perm)), canonical_axis(axis2, len(perm))
+    perm[i], perm[j] = perm[j], perm[i]
+    return structural.transpose(a, perm)
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    nd = ndim(a)
+    src, dst = canonical_axes(source, nd), canonical_axes(destination, nd)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination need the same number of axes")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return structural.transpose(a, perm)
+
+
+def expand_dims(a: Any, axis: Any) -> Any:
+    return structural.expand_dims(a, (axis,) if isinstance(axis, (int, np.integer)) else axis)
+
+
+def squeeze(a: Any, axis: Any = None) -> Any:
+    aval = get_aval(a)
+    axes = [i for i, s in enumerate(aval.shape) if s == 1] if axis is None else axis
+    return structural.squeeze(a, axes)
+
+
+def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
+    arrays = _promote(*arrays)
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], 0)
+    return slicing.concatenate(arrays, canonical_axis(axis, ndim(arrays[0])))
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+    if not len(arrays):
+        raise ValueError("need at least one array to stack")
+    arrays = _promote(*arrays)
+    axis = canonical_axis(axis, ndim(arrays[0]) + 1)
+    return slicing.concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def broadcast_to(a: Any, shape: Any) -> Any:
+    """NumPy broadcasting as one broadcast_in_dim (none when the shape already matches)."""
+    a = asarray(a) if not _is_traced_or_array(a) else a
+    shape, aval = _shape_tuple(shape), get_aval(a)
+    if aval.shape == shape:
+        return a
+    lead = len(shape) - aval.ndim
+    if lead < 0 or np.broadcast_shapes(aval.shape, shape) != shape:
+        raise ValueError(f"cannot broadcast an array of shape {aval.shape} to shape {shape}")
+    return structural.broadcast_in_dim(a, shape, tuple(range(lead, len(shape))))
+
+
+def broadcast_arrays(*args: Any) -> list:
+    target = broadcast_shapes(*(get_aval(a).shape for a in args))
+    return [broadcast_to(a, target) for a in args]
+
+
+def _normalized_indices(indices: Any, size: int) -> Any:
+    """Negative indices count from the end, as in NumPy (traced: lt/add/select_n, as JAX)."""
+    if isinstance(indices, Tracer):
+        import plugax.lax as lax
+        dtype = indices.aval.dtype
+        if dtype.kind == "u":
+            return indices
+        zero, n = Array(np.zeros((), dtype), True), Array(np.asarray(size, dtype), True)
+        return lax.select_n(lax.lt(indices, zero), indices, lax.add(indices, n))
+    value = np.asarray(indices)
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got dtype {value.dtype}")
+    return Array(np.where(value < 0, value + size, value).astype(canonicalize_dtype(
+        value.dtype if value.dtype.kind in "iu" and value.size else dtypes.default_int_dtype())))
+
+
+def take(a: Any, indices: Any, axis: int | None = None) -> Any:
+    """numpy.take (indices clamped into range, like JAX's mode='clip')."""
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = canonical_axis(axis, ndim(a))
+    return indexing.gather(a, _normalized_indices(indices, shape(a)[axis]), axis)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
+    """numpy.take_along_axis: a gather whose other axes are shared batch axes."""
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    nd = ndim(arr)
+    axis = canonical_axis(axis, nd)
+    idx = _normalized_indices(indices, shape(arr)[axis])
+    if ndim(idx) != nd:
+        raise ValueError(f"take_along_axis: indices of rank {ndim(idx)} for an array of "
+                         f"rank {nd}; they must have the same rank")
+    batch = broadcast_shapes(shape(arr)[:axis] + shape(arr)[axis + 1:],
+                             shape(idx)[:axis] + shape(idx)[axis + 1:])
+    last = lambda x, n: broadcast_to(moveaxis(x, axis, -1), batch + (n,))
+    out = indexing.gather(last(arr, shape(arr)[axis]), last(idx, shape(idx)[axis]),
+                          axis=nd - 1, batch_dims=nd - 1)
+    return moveaxis(out, -1, axis)
+
+
+FUNCTIONS = {f.__name__: f for f in (
+    asarray, array, full, zeros, ones, full_like, zeros_like, ones_like, arange, linspace, eye,
+    shape, ndim, size, reshape, ravel, transpose, swapaxes, moveaxis, expand_dims, squeeze,
+    concatenate, stack, broadcast_shapes, broadcast_to, broadcast_arrays, take,
+    take_along_axis)}
