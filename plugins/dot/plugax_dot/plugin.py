@@ -1,12 +1,32 @@
-"""Hook implementations of the dot family (placeholder until rules land)."""
-from plugax.extend import PluginInfo, hookimpl
+"""Hook implementations of the dot family.
+
+One primitive, `dot_general` (module `dot_general`); the NumPy products
+(`numpy_api`) and einsum (`einsum`) are front ends that build it.
+"""
+from __future__ import annotations
+
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import dot_general, einsum, numpy_api
 
 
 @hookimpl
-def plugax_plugin_info():
-    return PluginInfo(name="dot", requires=("shape",))
+def plugax_plugin_info() -> PluginInfo:
+    return PluginInfo(name="dot", requires=("shape", "reductions", "elementwise"),
+                      description="dot_general and the products built on it: dot, matmul, "
+                                  "outer, inner, vdot, tensordot, einsum")
 
 
 @hookimpl
-def plugax_primitive_rules():
-    return []
+def plugax_primitive_rules() -> list[RuleSet]:
+    return list(dot_general.RULES)
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax": dict(dot_general.LAX), "numpy": {**numpy_api.NUMPY, **einsum.NUMPY}}
+
+
+@hookimpl
+def plugax_array_methods() -> dict:
+    return dict(numpy_api.METHODS)

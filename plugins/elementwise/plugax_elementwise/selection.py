@@ -14,7 +14,7 @@ import numpy as np
 import plugax.lax as lax
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Zero, all_weak,
-                           broadcast_batched, defvectorized, get_aval, instantiate,
+                           broadcast_batched, get_aval, instantiate,
                            is_undefined_primal, moveaxis, same_dtypes)
 
 from .common import FLOATS, defjvp_bcast, match_shape, type_error, zeros_like
@@ -32,7 +32,7 @@ convert_element_type_p = Primitive("convert_element_type")
 def _convert_value(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     """NumPy conversion with XLA's float -> int semantics: truncate, saturate at the
     integer range, NaN -> 0 (NumPy leaves those cases undefined)."""
-    x = np.asarray(x)
+    x, new_dtype = np.asarray(x), np.dtype(new_dtype)
     if x.dtype not in FLOATS or new_dtype.kind not in "iu":
         return x.astype(new_dtype)
     info = np.iinfo(new_dtype)
@@ -52,7 +52,7 @@ def _convert_abstract_eval(ctx, x: ShapedArray, *, new_dtype, weak_type) -> Shap
 
 def _convert_jvp(ctx, primals, tangents, *, new_dtype, weak_type):
     """Between float types the conversion is linear; to or from ints there is no tangent."""
-    (x,), (t,) = primals, tangents
+    (x,), (t,), new_dtype = primals, tangents, np.dtype(new_dtype)
     ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
     if type(t) is Zero or new_dtype not in FLOATS or get_aval(x).dtype not in FLOATS:
         return ans, Zero.from_value(ans)
@@ -60,7 +60,7 @@ def _convert_jvp(ctx, primals, tangents, *, new_dtype, weak_type):
 
 
 def _convert_transpose(ctx, ct, x, *, new_dtype, weak_type):
-    if x.aval.dtype not in FLOATS or new_dtype not in FLOATS:
+    if x.aval.dtype not in FLOATS or np.dtype(new_dtype) not in FLOATS:
         raise ShapeError(f"primitive 'convert_element_type' is linear only between float "
                          f"dtypes, not from {x.aval.dtype.name} to {new_dtype.name}")
     return [convert(ct, x.aval.dtype)]

@@ -1,0 +1,160 @@
+"""Arithmetic: add sub mul div rem neg sign abs max min square integer_pow.
+
+Integer semantics follow lax (i.e. XLA), not NumPy: `div` truncates toward zero,
+`rem` has the sign of the dividend (C's fmod), and division by zero does not
+raise: x / 0 == -1 (all bits set) and x % 0 == x.
+
+The linear ones (add, sub, neg; mul in one operand, div in its numerator) also
+have transpose rules, which is all reverse mode needs from them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from plugax.extend import (Primitive, ShapedArray, defbroadcasting, deflinear, defvectorized,
+                           get_aval, same_dtypes)
+
+from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
+                     is_signed_or_float, numeric_dtype, type_error, zero_jvp)
+from .logic import eq_p, gt_p, lt_p
+from .selection import convert
+
+__all__ = ["add_p", "sub_p", "mul_p", "div_p", "rem_p", "neg_p", "sign_p", "abs_p", "max_p",
+           "min_p", "square_p", "integer_pow_p", "RULES"]
+
+# --- add, sub, mul: linear ---------------------------------------------------
+add_p, sub_p, mul_p = Primitive("add"), Primitive("sub"), Primitive("mul")
+
+ADD = defbroadcasting(
+    add_p, np.add, dtype_rule=numeric_dtype(add_p),
+    jvp=defjvp_bcast(add_p, lambda g, *_: g, lambda g, *_: g),
+    transpose=binary_transpose(add_p, lambda ct, x, y: ct, lambda ct, x, y: ct))
+
+SUB = defbroadcasting(
+    sub_p, np.subtract, dtype_rule=numeric_dtype(sub_p),
+    jvp=defjvp_bcast(sub_p, lambda g, *_: g, lambda g, *_: neg_p.bind(g)),
+    transpose=binary_transpose(sub_p, lambda ct, x, y: ct, lambda ct, x, y: neg_p.bind(ct)))
+
+MUL = defbroadcasting(
+    mul_p, np.multiply, dtype_rule=numeric_dtype(mul_p),
+    jvp=defjvp_bcast(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
+                     lambda g, ans, x, y: mul_p.bind(x, g)),
+    transpose=binary_transpose(mul_p, lambda ct, x, y: mul_p.bind(ct, y),
+                               lambda ct, x, y: mul_p.bind(x, ct), joint=False))
+
+
+# --- div, rem: lax integer semantics ------------------------------------------------
+div_p, rem_p = Primitive("div"), Primitive("rem")
+
+
+def _int_divmod(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Quotient truncated toward zero and C remainder, with XLA's results for y == 0."""
+    zero = y == 0
+    with np.errstate(all="ignore"):
+        safe = np.where(zero, np.ones_like(y), y)
+        rem = np.fmod(x, safe)
+        quot = (x - rem) // safe   # exact: x - rem is a multiple of y
+    all_ones = np.array(-1).astype(x.dtype)
+    return np.where(zero, all_ones, quot), np.where(zero, x, rem)
+
+
+def _div_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _int_divmod(x, y)[0] if x.dtype.kind in "iu" else np.divide(x, y)
+
+
+def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return _int_divmod(x, y)[1] if x.dtype.kind in "iu" else np.fmod(x, y)
+
+
+DIV = defbroadcasting(
+    div_p, _div_impl, dtype_rule=numeric_dtype(div_p),
+    # d(x/y)/dy = -x/y**2 = -(x/y)/y
+    jvp=defjvp_bcast(div_p, lambda g, ans, x, y: div_p.bind(g, y),
+                     lambda g, ans, x, y: neg_p.bind(mul_p.bind(g, div_p.bind(ans, y)))),
+    transpose=binary_transpose(div_p, lambda ct, x, y: div_p.bind(ct, y), None))
+
+# rem(x, y) = x - y * trunc(x / y), and trunc(x / y) = (x - rem) / y.
+REM = defbroadcasting(
+    rem_p, _rem_impl, dtype_rule=numeric_dtype(rem_p),
+    jvp=defjvp_bcast(rem_p, lambda g, *_: g,
+                     lambda g, ans, x, y: neg_p.bind(
+                         mul_p.bind(g, div_p.bind(sub_p.bind(x, ans), y)))))
+
+
+# --- neg, sign, abs -----------------------------------------------------------------
+neg_p, sign_p, abs_p = Primitive("neg"), Primitive("sign"), Primitive("abs")
+
+
+def _neg_transpose(ctx, ct, x):
+    return [neg_p.bind(ct)]
+
+
+NEG = defvectorized(neg_p, np.negative, dtype_rule=numeric_dtype(neg_p), jvp=deflinear(neg_p),
+                    transpose=_neg_transpose)
+SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=zero_jvp(sign_p))
+ABS = defvectorized(
+    abs_p, np.abs, dtype_rule=same_dtypes(abs_p, is_signed_or_float,
+                                          "a signed integer or floating-point dtype"),
+    jvp=defjvp_bcast(abs_p, lambda g, ans, x: mul_p.bind(g, sign_p.bind(x))))
+
+
+# --- max, min: the tangent follows the larger (smaller) operand, halved at ties ------
+max_p, min_p = Primitive("max"), Primitive("min")
+
+
+def _share(x, y, wins: Primitive):
+    """x's share of the tangent of max/min: 1 where x wins, 1/2 at ties, else 0."""
+    dtype = get_aval(x).dtype
+    won = convert(wins.bind(x, y), dtype)
+    tied = convert(eq_p.bind(x, y), dtype)
+    return add_p.bind(won, mul_p.bind(tied, const(x, 0.5)))
+
+
+def _defminmax(prim: Primitive, impl, wins: Primitive):
+    return defbroadcasting(
+        prim, impl, dtype_rule=any_dtype(prim),
+        jvp=defjvp_bcast(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins)),
+                         lambda g, ans, x, y: mul_p.bind(g, _share(y, x, wins))))
+
+
+MAX = _defminmax(max_p, np.maximum, gt_p)
+MIN = _defminmax(min_p, np.minimum, lt_p)
+
+
+# --- square, integer_pow[y] -----------------------------------------------------------
+square_p, integer_pow_p = Primitive("square"), Primitive("integer_pow")
+
+SQUARE = defvectorized(
+    square_p, np.square, dtype_rule=numeric_dtype(square_p),
+    jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(const(x, 2), x))))
+
+
+def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
+    if not is_numeric(x.dtype):
+        raise type_error(integer_pow_p, (x,), f"does not accept dtype {x.dtype.name}",
+                         "use an integer or floating-point operand")
+    if y < 0 and x.dtype.kind in "iu":
+        raise type_error(integer_pow_p, (x,), f"cannot raise integers to the negative "
+                         f"power y={y}", "convert the operand to a float dtype first")
+    return x.dtype
+
+
+def _integer_pow_partial(g, ans, x, *, y: int):
+    """d(x**y) = y * x**(y-1); the power is skipped when it is x**0 or x**1."""
+    if y == 1:
+        return g
+    power = x if y == 2 else integer_pow_p.bind(x, y=y - 1)
+    return mul_p.bind(g, mul_p.bind(const(x, y), power))
+
+
+def _integer_pow_jvp(ctx, primals, tangents, *, y: int):
+    if y == 0:
+        return zero_jvp(integer_pow_p)(ctx, primals, tangents, y=y)
+    return defjvp_bcast(integer_pow_p, _integer_pow_partial)(ctx, primals, tangents, y=y)
+
+
+INTEGER_POW = defvectorized(integer_pow_p, lambda x, *, y: np.power(x, y),
+                            dtype_rule=_integer_pow_dtype, jvp=_integer_pow_jvp)
+
+RULES = [ADD, SUB, MUL, DIV, REM, NEG, SIGN, ABS, MAX, MIN, SQUARE, INTEGER_POW]
+
