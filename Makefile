@@ -14,15 +14,18 @@ demo: $(VENV)/.stamp-base
 plugins: $(VENV)/.stamp-base
 	$(PY) -m plugax plugins
 
-# Kernel tests (tests/) use toy primitives, so they run with no plugin loaded;
-# the families' tests (plugins/*/tests) run with every plugin. Both summaries
-# print; make fails if either run fails (exit status 5, "no tests collected", passes).
+# Kernel tests (tests/, toy primitives) run with no plugin loaded; the families'
+# tests (plugins/*/tests) and tests/integration run with every plugin. Both
+# summaries print; make fails if either run fails ("no tests collected" passes).
+INTEGRATION := $(wildcard tests/integration)
+
 test: $(VENV)/.stamp-test
 	@status=0; \
 	echo "== kernel tests (tests/), no plugins loaded"; \
-	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests || [ $$? -eq 5 ] || status=1; \
-	echo "== plugin tests (plugins/*/tests), all plugins loaded"; \
-	$(PYTEST) plugins || [ $$? -eq 5 ] || status=1; \
+	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests $(if $(INTEGRATION),--ignore=$(INTEGRATION)) \
+		|| [ $$? -eq 5 ] || status=1; \
+	echo "== plugin and integration tests, all plugins loaded"; \
+	$(PYTEST) plugins $(INTEGRATION) || [ $$? -eq 5 ] || status=1; \
 	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
 	else echo "make test: FAILED (see the summaries above)"; fi; \
 	exit $$status

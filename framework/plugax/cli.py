@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
 
@@ -92,11 +93,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .demo import main as demo_main
         return demo_main()
     data = collect()
-    if args.json:
-        json.dump(data, sys.stdout, indent=2)
-        print()
-    else:
-        print_plugins(data)
+    try:
+        if args.json:
+            json.dump(data, sys.stdout, indent=2)
+            print()
+        else:
+            print_plugins(data)
+    except BrokenPipeError:  # `plugax plugins | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

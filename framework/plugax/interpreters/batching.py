@@ -144,9 +144,10 @@ def _lax(name: str) -> Callable:
 
 
 def moveaxis(x: Any, src: int, dst: int) -> Any:
+    ndim = get_aval(x).ndim
+    src, dst = src % ndim, dst % ndim  # negative axes count from the end, as in NumPy
     if src == dst:
         return x
-    ndim = get_aval(x).ndim
     perm = [i for i in range(ndim) if i != src]
     perm.insert(dst, src)
     return _lax("transpose")(x, tuple(perm))
@@ -156,6 +157,7 @@ def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
     """Materialise an unbatched value with a batch axis of `axis_size` at `dst`."""
     aval = get_aval(x)
     shape = list(aval.shape)
+    dst = dst % (len(shape) + 1)  # negative: counted from the end of the batched shape
     shape.insert(dst, axis_size)
     dims = tuple(i for i in range(len(shape)) if i != dst)
     return _lax("broadcast_in_dim")(x, tuple(shape), dims)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import ml_dtypes
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, all_weak, bind,
@@ -36,6 +37,9 @@ class DotDimensionNumbers(tuple):
         return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
 
     __repr__ = __str__
+
+
+_NARROW_FLOATS = frozenset(np.dtype(d) for d in (np.float16, ml_dtypes.bfloat16))
 
 
 def _free(ndim: int, contract: Sequence[int], batch: Sequence[int]) -> list[int]:
@@ -85,17 +89,23 @@ def _abstract_eval(ctx, lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers
 
 # --- evaluation ------------------------------------------------------------------------
 def _impl(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
-    """tensordot without batch dims; with them, one batched matmul of (B, M, K) @ (B, K, N).
+    """np.dot for plain matrix/vector products, tensordot for other batch-free forms, and
+    one batched matmul of (B, M, K) @ (B, K, N) when there are batch dims.
 
     Narrow floats are computed in float32 (NumPy has no fast bf16/f16 matmul).
     """
     (lc, rc), (lb, rb) = dimension_numbers
-    out_dtype = _output_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
-    work = np.float32 if out_dtype.kind == "f" and out_dtype.itemsize < 4 \
-        or out_dtype.name == "bfloat16" else out_dtype
-    lhs, rhs = np.asarray(lhs, work), np.asarray(rhs, work)
+    out_dtype = preferred_element_type if preferred_element_type is not None \
+        else lhs.dtype if lhs.dtype == rhs.dtype else _output_dtype(lhs.dtype, rhs.dtype, None)
+    work = np.dtype(np.float32) if out_dtype in _NARROW_FLOATS else out_dtype
+    lhs = lhs if lhs.dtype == work else lhs.astype(work)
+    rhs = rhs if rhs.dtype == work else rhs.astype(work)
     if not lb:
-        return np.tensordot(lhs, rhs, (lc, rc)).astype(out_dtype, copy=False)
+        if lc == (lhs.ndim - 1,) and rc == (0,) and rhs.ndim <= 2:
+            out = np.dot(lhs, rhs)
+        else:
+            out = np.tensordot(lhs, rhs, (lc, rc))
+        return out if out.dtype == out_dtype else out.astype(out_dtype)
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     size = lambda x, ds: int(np.prod([x.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
     batch = [lhs.shape[d] for d in lb]
@@ -191,7 +201,9 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,
     preferred_element_type, when given, is the output dtype (it is left out of
     the params otherwise, so the jaxpr prints as JAX's does).
     """
-    params = {"dimension_numbers": DotDimensionNumbers(dimension_numbers)}
+    if type(dimension_numbers) is not DotDimensionNumbers:
+        dimension_numbers = DotDimensionNumbers(dimension_numbers)
+    params = {"dimension_numbers": dimension_numbers}
     if preferred_element_type is not None:
         params["preferred_element_type"] = canonicalize_dtype(preferred_element_type)
     return bind(dot_general_p, lhs, rhs, **params)

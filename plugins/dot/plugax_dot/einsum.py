@@ -70,8 +70,8 @@ def _diagonal(x: Any, letters: str) -> tuple[Any, str]:
             eye = np.eye(aval.shape[p], dtype=bool).reshape(shape)
             mask = Array(np.broadcast_to(eye, aval.shape).copy())
             zeros = lax.broadcast_in_dim(Array(np.zeros((), aval.dtype)), aval.shape, ())
-            x = lax.reduce_sum(lax.select_n(mask, zeros, x), (q,))
-            letters = letters[:q] + letters[q + 1:]
+            x = lax.reduce_sum(lax.select_n(mask, zeros, x), (p,))
+            letters = letters[:p] + letters[p + 1:]
     return x, letters
 
 
@@ -108,7 +108,7 @@ def einsum(subscripts: str, *operands: Any, preferred_element_type: Any = None,
     xs = asarrays(*operands)
     terms, output = parse_subscripts(subscripts, [get_aval(x).ndim for x in xs])
     dtype = preferred_element_type if preferred_element_type is not None \
-        else result_dtype(*xs)
+        else result_dtype("einsum", *xs)
     x, letters = xs[0], terms[0]
     for k in range(1, len(xs)):
         later = set(output).union(*terms[k + 1:])

@@ -12,26 +12,30 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax import dtypes
-from plugax.extend import get_aval
+from plugax.extend import Array, Tracer, get_aval
 
 from .dot_general import dot_general
 
 
 def asarrays(*operands: Any) -> list:
     import plugax.numpy as pnp
-    return [pnp.asarray(x) for x in operands]
+    return [x if isinstance(x, (Array, Tracer)) else pnp.asarray(x) for x in operands]
 
 
-def result_dtype(*operands: Any) -> np.dtype:
-    """The JAX promotion of the operands' dtypes (weak Python scalars yield)."""
-    return dtypes.result_type(*operands)[0]
+def result_dtype(fn_name: str, *operands: Any) -> np.dtype:
+    """The JAX promotion of the operands' dtypes (weak values yield), by the elementwise
+    family's promotion helper so products agree with `*` and `+` on the same operands."""
+    from plugax_elementwise.promote import result_type
+    avals = [get_aval(x) for x in operands]
+    if all(a.dtype == avals[0].dtype and not a.weak_type for a in avals):
+        return avals[0].dtype
+    return result_type(fn_name, avals)[0]
 
 
-def _contract(x: Any, y: Any, x_axes: Sequence[int], y_axes: Sequence[int],
+def _contract(fn_name: str, x: Any, y: Any, x_axes: Sequence[int], y_axes: Sequence[int],
               preferred: Any = None) -> Any:
     """dot_general without batch dims: x's free dims, then y's."""
-    dtype = preferred if preferred is not None else result_dtype(x, y)
+    dtype = preferred if preferred is not None else result_dtype(fn_name, x, y)
     return dot_general(x, y, ((tuple(x_axes), tuple(y_axes)), ((), ())), dtype)
 
 
@@ -41,8 +45,8 @@ def dot(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     x, y = asarrays(a, b)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
     if xn == 0 or yn == 0:
-        return _contract(x, y, (), (), preferred_element_type)
-    return _contract(x, y, (xn - 1,), (max(yn - 2, 0),), preferred_element_type)
+        return _contract("dot", x, y, (), (), preferred_element_type)
+    return _contract("dot", x, y, (xn - 1,), (max(yn - 2, 0),), preferred_element_type)
 
 
 def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
@@ -59,6 +63,8 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     if not xs or not ys:
         raise ValueError(f"matmul: operands must not be scalars, got shapes {xs} and {ys}; "
                          f"use multiply or dot")
+    if len(xs) <= 2 and len(ys) <= 2:   # no batch dims: a plain matrix/vector product
+        return _contract("matmul", x, y, (len(xs) - 1,), (0,), preferred_element_type)
     xb, yb = list(xs[:-2]), list(ys[:-2])
     n = max(len(xb), len(yb))
     xb, yb = [None] * (n - len(xb)) + xb, [None] * (n - len(yb)) + yb
@@ -87,10 +93,12 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     dims = (((get_aval(x).ndim - 1,), (get_aval(y).ndim - 1 - (not y_vec),)),
             (tuple(x_pos.index(i) for i in batch), tuple(y_pos.index(i) for i in batch)))
     dtype = preferred_element_type
-    out = dot_general(x, y, dims, dtype if dtype is not None else result_dtype(x, y))
+    if dtype is None:
+        dtype = result_dtype("matmul", x, y)
+    out = dot_general(x, y, dims, dtype)
     labels = batch + [i for i, k in enumerate(kinds) if k == "x"] + ([n] if not x_vec else []) \
         + [i for i, k in enumerate(kinds) if k == "y"] + ([n + 1] if not y_vec else [])
-    perm = tuple(int(p) for p in np.argsort(labels, kind="stable"))
+    perm = tuple(sorted(range(len(labels)), key=labels.__getitem__))
     return lax.transpose(out, perm) if perm != tuple(range(len(perm))) else out
 
 
@@ -99,7 +107,7 @@ def outer(a: Any, b: Any) -> Any:
     import plugax.lax as lax
     x, y = asarrays(a, b)
     flat = [lax.reshape(v, (get_aval(v).size,)) for v in (x, y)]
-    return _contract(*flat, (), (), result_dtype(x, y))
+    return _contract("outer", *flat, (), ())
 
 
 def inner(a: Any, b: Any) -> Any:
@@ -107,8 +115,8 @@ def inner(a: Any, b: Any) -> Any:
     x, y = asarrays(a, b)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
     if xn == 0 or yn == 0:
-        return _contract(x, y, (), ())
-    return _contract(x, y, (xn - 1,), (yn - 1,))
+        return _contract("inner", x, y, (), ())
+    return _contract("inner", x, y, (xn - 1,), (yn - 1,))
 
 
 def vdot(a: Any, b: Any) -> Any:
@@ -119,7 +127,7 @@ def vdot(a: Any, b: Any) -> Any:
         raise ValueError(f"vdot: operands must have the same size, got shapes "
                          f"{get_aval(x).shape} and {get_aval(y).shape}")
     flat = [lax.reshape(v, (get_aval(v).size,)) for v in (x, y)]
-    return _contract(*flat, (0,), (0,), result_dtype(x, y))
+    return _contract("vdot", *flat, (0,), (0,))
 
 
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
@@ -138,7 +146,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
             raise ValueError(f"tensordot: axes {x_axes} and {y_axes} differ in length")
         x_axes = tuple(int(d) % xn for d in x_axes)
         y_axes = tuple(int(d) % yn for d in y_axes)
-    return _contract(x, y, x_axes, y_axes)
+    return _contract("tensordot", x, y, x_axes, y_axes)
 
 
 NUMPY = {"dot": dot, "matmul": matmul, "outer": outer, "inner": inner, "vdot": vdot,

@@ -147,10 +147,13 @@ def _integer_pow_partial(g, ans, x, *, y: int):
     return mul_p.bind(g, mul_p.bind(const(x, y), power))
 
 
+_integer_pow_zero_jvp = zero_jvp(integer_pow_p)
+_integer_pow_power_rule = defjvp_bcast(integer_pow_p, _integer_pow_partial)
+
+
 def _integer_pow_jvp(ctx, primals, tangents, *, y: int):
-    if y == 0:
-        return zero_jvp(integer_pow_p)(ctx, primals, tangents, y=y)
-    return defjvp_bcast(integer_pow_p, _integer_pow_partial)(ctx, primals, tangents, y=y)
+    rule = _integer_pow_zero_jvp if y == 0 else _integer_pow_power_rule
+    return rule(ctx, primals, tangents, y=y)
 
 
 INTEGER_POW = defvectorized(integer_pow_p, lambda x, *, y: np.power(x, y),

@@ -1,12 +1,39 @@
-"""Hook implementations of the elementwise family (placeholder until rules land)."""
-from plugax.extend import PluginInfo, hookimpl
+"""Hook implementations of the elementwise family.
+
+The primitives live in four modules by kind (arithmetic, transcendental, logic,
+selection); the user-facing functions in lax_api (strict, JAX's lax), numpy_api
+(promoting and broadcasting) and methods (operators). `promote` holds the
+NumPy-style promotion that other families' numpy functions reuse.
+"""
+from __future__ import annotations
+
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import arithmetic, logic, selection, transcendental
+from .lax_api import LAX
+from .methods import METHODS
+from .numpy_api import NUMPY
 
 
 @hookimpl
-def plugax_plugin_info():
-    return PluginInfo(name="elementwise", requires=("shape",))
+def plugax_plugin_info() -> PluginInfo:
+    # shape: broadcast_in_dim (numpy broadcasting, vmap); reductions: reduce_sum
+    # (transposes of ops that broadcast a rank-0 operand).
+    return PluginInfo(name="elementwise", requires=("shape", "reductions"),
+                      description="elementwise arithmetic, math, comparison, logic, "
+                                  "selection and conversion")
 
 
 @hookimpl
-def plugax_primitive_rules():
-    return []
+def plugax_primitive_rules() -> list[RuleSet]:
+    return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES]
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax": LAX, "numpy": NUMPY}
+
+
+@hookimpl
+def plugax_array_methods() -> dict:
+    return METHODS

@@ -28,6 +28,8 @@ def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: Callable, kinds:
                   jvp: Callable, transpose: Callable | None = None) -> RuleSet:
     """RuleSet of `ufunc.accumulate` along `axis`, from the end when `reverse`."""
     def impl(ctx, x, *, axis, reverse):
+        if not accepts(x.dtype):  # eager binds skip abstract_eval; the kernel turns this
+            raise TypeError(prim)  # failure into abstract_eval's ShapeError
         if reverse:
             return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return ufunc.accumulate(x, axis=axis, dtype=x.dtype)

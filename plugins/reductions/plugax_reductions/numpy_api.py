@@ -9,6 +9,7 @@ with `lax.expand_dims`.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -31,9 +32,8 @@ def _asarray(a: Any) -> Any:
 def _cast(x: Any, dtype: Any) -> Any:
     """`x` as a strong `dtype` value; a convert_element_type only where (dtype, weak) differ."""
     import plugax.lax as lax
-    aval = get_aval(x)
     dtype = canonicalize_dtype(dtype)
-    if aval.dtype == dtype and not aval.weak_type:
+    if x.dtype == dtype and not x.weak_type:  # Arrays and tracers both carry these
         return x
     return lax.convert_element_type(x, dtype)
 
@@ -63,7 +63,7 @@ def _keep(r: Any, axes: tuple, keepdims: bool) -> Any:
 
 
 def _size(shape: tuple, axes: tuple) -> int:
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return math.prod(shape[a] for a in axes)
 
 
 def _reduction(name: str, prim: Primitive, out_dtype: Callable[[np.dtype], np.dtype], doc: str,

@@ -70,8 +70,13 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: Callable, kinds: s
         out = prim.bind(args[0], axes=batched_axes(axes, d), **params)
         return out, d - sum(a < d for a in axes)
 
+    def checked_impl(ctx, x, **params):
+        if not accepts(x.dtype):  # eager binds skip abstract_eval; the kernel turns this
+            raise TypeError(prim)  # failure into abstract_eval's ShapeError
+        return impl(x, **params)
+
     weak = (lambda flags, **_: [flags[0]]) if out_dtype is None else (lambda flags, **_: [False])
-    return RuleSet(primitive=prim, impl=lambda ctx, x, **params: impl(x, **params),
+    return RuleSet(primitive=prim, impl=checked_impl,
                    abstract_eval=abstract_eval, jvp=jvp, vmap=vmap, transpose=transpose,
                    weak_type=weak)
 
@@ -153,16 +158,13 @@ def _arg_check(prim: Primitive) -> Callable:
 
 def _arg_impl(np_fn: Callable) -> Callable:
     def impl(x, *, axes, index_dtype):
-        return np_fn(x, axis=axes[0]).astype(index_dtype)
+        (axis,) = axes
+        return np_fn(x, axis=axis).astype(index_dtype)
     return impl
 
 
-def _ident(fn: Callable, identity: Callable) -> Callable:
-    """NumPy's min/max over possibly empty axes, with the identity as starting value."""
-    return lambda x, *, axes: fn(x, axis=axes, initial=identity(x.dtype))
-
-
-def _bitwise(ufunc: np.ufunc, identity: Callable) -> Callable:
+def _folded(ufunc: np.ufunc, identity: Callable) -> Callable:
+    """`ufunc` folded over `axes`, starting from its identity (so empty axes work)."""
     return lambda x, *, axes: ufunc.reduce(x, axis=axes, initial=identity(x.dtype))
 
 
@@ -170,18 +172,18 @@ _ALL_ONES = lambda dtype: np.invert(np.zeros((), dtype))  # noqa: E731
 _NUMBER, _ANY, _LOGICAL = "a number dtype", "a non-complex dtype", "bool or an integer dtype"
 
 RULES = [
-    defreduction(reduce_sum_p, lambda x, *, axes: np.sum(x, axis=axes, dtype=x.dtype),
+    defreduction(reduce_sum_p, lambda x, *, axes: np.add.reduce(x, axes, x.dtype),
                  accepts=is_number, kinds=_NUMBER, jvp=deflinear(reduce_sum_p),
                  transpose=_reduce_sum_transpose),
-    defreduction(reduce_prod_p, lambda x, *, axes: np.prod(x, axis=axes, dtype=x.dtype),
+    defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
                  accepts=is_number, kinds=_NUMBER, jvp=_reduce_prod_jvp),
-    defreduction(reduce_max_p, _ident(np.max, lowest), accepts=is_any, kinds=_ANY,
+    defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=is_any, kinds=_ANY,
                  jvp=_chooser_jvp(reduce_max_p)),
-    defreduction(reduce_min_p, _ident(np.min, highest), accepts=is_any, kinds=_ANY,
+    defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=is_any, kinds=_ANY,
                  jvp=_chooser_jvp(reduce_min_p)),
-    defreduction(reduce_and_p, _bitwise(np.bitwise_and, _ALL_ONES), accepts=is_bool_or_int,
+    defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=is_bool_or_int,
                  kinds=_LOGICAL, jvp=_zero_jvp(reduce_and_p)),
-    defreduction(reduce_or_p, _bitwise(np.bitwise_or, lambda dt: np.zeros((), dt)),
+    defreduction(reduce_or_p, _folded(np.bitwise_or, lambda dt: np.zeros((), dt)),
                  accepts=is_bool_or_int, kinds=_LOGICAL, jvp=_zero_jvp(reduce_or_p)),
     defreduction(argmax_p, _arg_impl(np.argmax), accepts=is_any, kinds=_ANY,
                  jvp=_zero_jvp(argmax_p), out_dtype=lambda *, index_dtype: index_dtype,

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from plugax.extend import (Array, Primitive, RuleContext, Tracer, UndefPrimal, get_aval)
+from plugax.extend import Array, Primitive, RuleContext, Tracer, UndefPrimal, get_aval
 
 from . import indexing, slicing, structural
 from .numpy_api import _convert, _normalized_indices, asarray, broadcast_to
@@ -65,7 +65,7 @@ def _expand(index: Any, ndim: int) -> list:
         raise IndexError(f"too many indices: array is {ndim}-dimensional, but {consumed} "
                          f"were indexed")
     fill = [slice(None)] * (ndim - consumed)
-    if Ellipsis in [i for i in index if not isinstance(i, (np.ndarray, Tracer))]:
+    if any(i is Ellipsis for i in index):
         at = next(k for k, i in enumerate(index) if i is Ellipsis)
         return index[:at] + fill + index[at + 1:]
     return index + fill
@@ -165,9 +165,10 @@ def _scatter(x: Any, index: Any, values: Any) -> Any:
     for step in steps:     # only the types of the intermediate results are needed
         extras = [get_aval(e) for e in step.extras]
         avals.append(_RULES[step.prim].abstract_eval(None, avals[-1], *extras, **step.params))
-    ct = _convert(broadcast_to(values, avals.pop().shape), get_aval(x).dtype)
+    ct = broadcast_to(_convert(values, get_aval(x).dtype), avals.pop().shape)
     for step, aval in zip(reversed(steps), reversed(avals)):
-        ct = _RULES[step.prim].transpose(_TRANSPOSE_CTX, ct, UndefPrimal(aval.strip_weak_type()), *step.extras,
+        linear_input = UndefPrimal(aval.strip_weak_type())
+        ct = _RULES[step.prim].transpose(_TRANSPOSE_CTX, ct, linear_input, *step.extras,
                   **step.params)[0]
     return ct
 
@@ -186,7 +187,10 @@ class _IndexUpdateRef:
         return lax.add(self.array, _scatter(self.array, self.index, values))
 
     def set(self, values: Any) -> Any:
-        """Needs a concrete index: the mask of written positions is computed with NumPy."""
+        """Needs a concrete index: the mask of written positions is computed with NumPy.
+
+        With repeated integer-array indices, which write wins is unspecified (as in JAX).
+        """
         import plugax.lax as lax
         mask = np.zeros(get_aval(self.array).shape, bool)
         try:

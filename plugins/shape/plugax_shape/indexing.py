@@ -188,9 +188,12 @@ def _no_tangent(ctx, primals, tangents, **params):
 
 
 RULES = [
-    RuleSet(primitive=iota_p, impl=checked(_iota_impl, _iota_abstract_eval), abstract_eval=_iota_abstract_eval,
-            jvp=_no_tangent),
-    RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval), abstract_eval=_gather_abstract_eval,
+    # iota has no operands, so no transformation ever reaches a jvp or vmap rule of it;
+    # the jvp rule only documents that its output has no tangent.
+    RuleSet(primitive=iota_p, impl=checked(_iota_impl, _iota_abstract_eval),
+            abstract_eval=_iota_abstract_eval, jvp=_no_tangent),
+    RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval),
+            abstract_eval=_gather_abstract_eval,
             jvp=linear_jvp(gather_p, [0]), vmap=_gather_vmap, transpose=_gather_transpose,
             weak_type=lambda flags, **_: [flags[0]]),
     RuleSet(primitive=scatter_add_p,

@@ -323,7 +323,8 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
 
 RULES = [
     defshape(slice_p, _slice_impl, _slice_shape, transpose=_slice_transpose, vmap=_slice_vmap),
-    RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval), abstract_eval=_pad_abstract_eval,
+    RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval),
+            abstract_eval=_pad_abstract_eval,
             jvp=deflinear(pad_p), vmap=_pad_vmap, transpose=_pad_transpose,
             weak_type=lambda flags, **_: [flags[0]]),
     RuleSet(primitive=concatenate_p, impl=checked(_concatenate_impl, _concatenate_abstract_eval),

@@ -80,10 +80,14 @@ def numpy_pad(x, value, config):
 def test_pad(case):
     shape, config = case
     x = rand(shape)
-    rules = ALL if hasattr(lax, "sub") else ("abstract_eval", "jvp", "transpose")
-    check_primitive(pad_p, x, np.float32(1.5), rules=rules, padding_config=config,
-                    linear_argnums=(0, 1) if hasattr(lax, "sub") else 0,
-                    vmap_options={"max_placements": 8})
+    rules = ("abstract_eval", "jvp", "vmap") if hasattr(lax, "select_n") else ("abstract_eval",
+                                                                                "jvp")
+    check_primitive(pad_p, x, np.float32(1.5), rules=rules, padding_config=config)
+    # pad is linear in (operand, padding value) jointly; in the operand alone only when
+    # the padding value is zero.
+    check_transpose(pad_p, x, np.float32(0), linear_argnums=0, padding_config=config)
+    if hasattr(lax, "sub"):
+        check_transpose(pad_p, x, np.float32(1.5), linear_argnums=(0, 1), padding_config=config)
     np.testing.assert_array_equal(lax.pad(x, 1.5, config), numpy_pad(x, np.float32(1.5), config))
 
 
@@ -116,7 +120,8 @@ def test_concatenate(shape, data):
 
 
 def test_concatenate_transpose_with_only_some_linear():
-    xs = [rand((2, 3)), rand((2, 1)), rand((2, 2))]
+    # Linear in one operand alone only when the others are zero.
+    xs = [np.zeros((2, 3), np.float32), rand((2, 1)), np.zeros((2, 2), np.float32)]
     check_transpose(concatenate_p, *xs, linear_argnums=1, dimension=1)
 
 
@@ -171,6 +176,8 @@ def test_dynamic_slice_and_update_slice_are_transposes():
                     slice_sizes=(2, 3))
     check_transpose(dynamic_update_slice_p, x, rand((2, 3)), np.int32(3), np.int32(1),
                     linear_argnums=(0, 1))
+    check_transpose(dynamic_update_slice_p, np.zeros((4, 5), np.float32), rand((2, 3)),
+                    np.int32(3), np.int32(1), linear_argnums=1)
 
 
 @pytest.mark.parametrize("call, words", [

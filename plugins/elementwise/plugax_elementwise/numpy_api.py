@@ -1,0 +1,294 @@
+"""plugax.numpy elementwise math: NumPy broadcasting and JAX type promotion.
+
+Speed: `sin(x) + y` on small arrays is mostly Python overhead, so each function
+first tries a fast path: when the operands are Arrays (or tracers) of one
+(dtype, weak_type, shape) that the primitive accepts as is, it binds the
+primitive straight away. Everything else (scalars, mixed dtypes, broadcasting,
+bool special cases) takes the general path through `promote.promote_args`.
+The operators in methods.py are built by the same factories.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+import plugax.lax as lax
+from plugax import dtypes
+from plugax.extend import Array, Primitive, Tracer, get_aval
+
+from . import arithmetic as A, logic as L, selection as S, transcendental as T
+from .common import FLOATS, const, zeros_like
+from .logic import RoundingMethod
+from .promote import broadcast_arrays, promote_args, promote_dtypes
+
+__all__ = ["NUMPY", "binary", "unary", "is_operand", "power"]
+
+ALL = frozenset(dtypes.supported_dtypes)
+NUMERIC = ALL - {dtypes.bool_}
+INT_OR_BOOL = frozenset(d for d in ALL if d.kind in "iub")
+SIGNED_OR_FLOAT = frozenset(d for d in ALL if d.kind == "i") | FLOATS
+BOOL = frozenset({dtypes.bool_})
+_SCALARS = (bool, int, float, complex)
+
+
+def is_operand(x: Any) -> bool:
+    """Whether `x` is something the math functions accept (operators defer otherwise)."""
+    return type(x) in _SCALARS or isinstance(x, (Array, Tracer, np.ndarray, np.generic))
+
+
+def _dtype(x: Any) -> np.dtype:
+    return get_aval(x).dtype
+
+
+# --- the two factories --------------------------------------------------------------
+def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
+           defer: bool = False) -> Callable:
+    """NumPy binary function `name`: `prim.bind(x1, x2)` when both are Arrays (or tracers)
+    of one type whose dtype is in `ok`, else `general(x1, x2)`. `defer=True` makes the
+    operator variant: NotImplemented for operands it does not know."""
+    def fn(x1: Any, x2: Any, /) -> Any:
+        t = type(x1)
+        if t is type(x2):
+            if t is Array:
+                d = x1.dtype
+                if d in ok and d == x2.dtype and x1.weak_type == x2.weak_type \
+                        and x1.shape == x2.shape:
+                    return prim.bind(x1, x2)
+            elif isinstance(x1, Tracer):
+                a = x1.aval
+                if a.dtype in ok and a == x2.aval:
+                    return prim.bind(x1, x2)
+        if defer and not is_operand(x2):
+            return NotImplemented
+        return general(x1, x2)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:
+    """NumPy unary function `name`: `prim.bind(x)` when x is an Array or tracer with a
+    dtype in `ok`, else `general(x)`."""
+    def fn(x: Any, /) -> Any:
+        if (type(x) is Array or isinstance(x, Tracer)) and x.dtype in ok:
+            return prim.bind(x)
+        return general(x)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _promoted(name: str, prim: Primitive, category: str | None = None,
+              on_bool: Primitive | None = None) -> Callable:
+    """General path: promote and broadcast, then bind (`on_bool` instead for bools)."""
+    def general(*args: Any) -> Any:
+        args = promote_args(name, *args, category=category)
+        if on_bool is not None and _dtype(args[0]) == dtypes.bool_:
+            return on_bool.bind(*args)
+        return prim.bind(*args)
+    return general
+
+
+def _unchanged_unless(name: str, prim: Primitive, applies: frozenset) -> Callable:
+    """General path of functions that are the identity outside `applies` (floor of an
+    int, abs of an unsigned)."""
+    def general(x: Any) -> Any:
+        x, = promote_dtypes(name, x)
+        return prim.bind(x) if _dtype(x) in applies else x
+    return general
+
+
+# --- binary functions -------------------------------------------------------------
+# name: (primitive, dtypes it takes as is, promotion category, primitive for bools)
+_BINARY_SPECS: dict[str, tuple] = {
+    "add": (A.add_p, NUMERIC, None, L.or_p),
+    "subtract": (A.sub_p, NUMERIC, None, None),
+    "multiply": (A.mul_p, NUMERIC, None, L.and_p),
+    "true_divide": (A.div_p, FLOATS, "inexact", None),
+    "maximum": (A.max_p, ALL, None, None),
+    "minimum": (A.min_p, ALL, None, None),
+    "arctan2": (T.atan2_p, FLOATS, "inexact", None),
+    "equal": (L.eq_p, ALL, None, None), "not_equal": (L.ne_p, ALL, None, None),
+    "less": (L.lt_p, ALL, None, None), "less_equal": (L.le_p, ALL, None, None),
+    "greater": (L.gt_p, ALL, None, None), "greater_equal": (L.ge_p, ALL, None, None),
+    "bitwise_and": (L.and_p, INT_OR_BOOL, None, None),
+    "bitwise_or": (L.or_p, INT_OR_BOOL, None, None),
+    "bitwise_xor": (L.xor_p, INT_OR_BOOL, None, None),
+}
+
+
+def make_binary(name: str, defer: bool = False) -> Callable:
+    prim, ok, category, on_bool = _BINARY_SPECS[name]
+    return binary(name, prim, ok, _promoted(name, prim, category, on_bool), defer)
+
+
+def _sign_differs(r: Any, y: Any) -> Any:
+    """r != 0 and sign(r) != sign(y): where truncated division must step down."""
+    return L.and_p.bind(L.ne_p.bind(r, const(r, 0)),
+                        L.ne_p.bind(L.lt_p.bind(r, const(r, 0)), L.lt_p.bind(y, const(y, 0))))
+
+
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """Quotient rounded toward -inf, from lax's truncating div and C remainder."""
+    x, y = promote_args("floor_divide", x1, x2, category="numeric", keep_scalars=False)
+    kind = _dtype(x).kind
+    if kind == "u":
+        return A.div_p.bind(x, y)
+    one = const(x, 1)
+    if kind == "i":
+        q = A.div_p.bind(x, y)
+        return S.select_n_p.bind(_sign_differs(A.rem_p.bind(x, y), y), q, A.sub_p.bind(q, one))
+    # floats, as NumPy does it: exact remainder first, then a rounded quotient
+    mod = A.rem_p.bind(x, y)
+    numer = S.select_n_p.bind(L.eq_p.bind(y, const(y, 0)), A.sub_p.bind(x, mod), x)
+    q = A.div_p.bind(numer, y)
+    q = S.select_n_p.bind(_sign_differs(mod, y), q, A.sub_p.bind(q, one))
+    fq = L.floor_p.bind(q)
+    above_half = L.gt_p.bind(A.sub_p.bind(q, fq), const(q, 0.5))
+    return S.select_n_p.bind(above_half, fq, A.add_p.bind(fq, one))
+
+
+def remainder(x1: Any, x2: Any, /) -> Any:
+    """Remainder with the sign of the divisor (Python's %), from lax's C remainder."""
+    x, y = promote_args("remainder", x1, x2, category="numeric", keep_scalars=False)
+    r = A.rem_p.bind(x, y)
+    if _dtype(r).kind == "u":
+        return r
+    return S.select_n_p.bind(_sign_differs(r, y), r, A.add_p.bind(r, y))
+
+
+def _int_power(x: Any, y: Any) -> Any:
+    """x ** y for integer arrays by binary exponentiation over all of y's bits.
+
+    A negative y gives 1 // x**|y| truncated toward zero: ±1 for |x| == 1, else 0.
+    """
+    dtype = _dtype(x)
+    e = A.abs_p.bind(y) if dtype.kind == "i" else y
+    one, two = const(x, 1), const(x, 2)
+    acc, base = A.add_p.bind(zeros_like(x), one), x
+    for _ in range(np.iinfo(dtype).bits):
+        odd = L.ne_p.bind(A.rem_p.bind(e, two), const(x, 0))
+        acc = S.select_n_p.bind(odd, acc, A.mul_p.bind(acc, base))
+        base, e = A.mul_p.bind(base, base), A.div_p.bind(e, two)
+    if dtype.kind == "u":
+        return acc
+    return S.select_n_p.bind(L.lt_p.bind(y, const(y, 0)), acc, A.div_p.bind(one, acc))
+
+
+def power(x1: Any, x2: Any, /) -> Any:
+    """x1 ** x2. A static int exponent uses integer_pow (as JAX does); integer arrays
+    use binary exponentiation; floats use pow."""
+    if type(x2) is int or isinstance(x2, np.integer):
+        if (type(x1) is Array or isinstance(x1, Tracer)) and x1.dtype in NUMERIC:
+            return A.integer_pow_p.bind(x1, y=int(x2))
+        x, = promote_dtypes("power", x1, category="numeric")
+        return A.integer_pow_p.bind(x, y=int(x2))
+    x, y = promote_args("power", x1, x2, category="numeric", keep_scalars=False)
+    if _dtype(x) in FLOATS:
+        return T.pow_p.bind(x, y)
+    return _int_power(x, y)
+
+
+def _to_bool(name: str, x: Any) -> Any:
+    x, = promote_dtypes(name, x)
+    return x if _dtype(x) == dtypes.bool_ else L.ne_p.bind(x, const(x, 0))
+
+
+def _logical(name: str, prim: Primitive) -> Callable:
+    def general(*args: Any) -> Any:
+        return prim.bind(*broadcast_arrays(name, *(_to_bool(name, a) for a in args)))
+    return general
+
+
+# --- unary functions ----------------------------------------------------------------
+_INEXACT_UNARY = {"sqrt": T.sqrt_p, "cbrt": T.cbrt_p, "exp": T.exp_p, "exp2": T.exp2_p,
+                  "log": T.log_p, "log1p": T.log1p_p, "expm1": T.expm1_p, "sin": T.sin_p,
+                  "cos": T.cos_p, "tan": T.tan_p, "arcsin": T.asin_p, "arccos": T.acos_p,
+                  "arctan": T.atan_p, "sinh": T.sinh_p, "cosh": T.cosh_p, "tanh": T.tanh_p,
+                  "arcsinh": T.asinh_p, "arccosh": T.acosh_p, "arctanh": T.atanh_p}
+
+
+def _log_base(name: str, base: float) -> Callable:
+    def fn(x: Any, /) -> Any:
+        x, = promote_dtypes(name, x, category="inexact")
+        return A.div_p.bind(T.log_p.bind(x), const(x, np.log(base)))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def round(a: Any, decimals: int = 0) -> Any:
+    """Round half to even at `decimals` digits; integers are returned as they are."""
+    x, = promote_dtypes("round", a)
+    if _dtype(x) not in FLOATS:
+        if decimals < 0:
+            raise NotImplementedError("round: negative decimals for integer input")
+        return x
+    if decimals == 0:
+        return L.round_p.bind(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN)
+    factor = const(x, 10.0 ** decimals)
+    scaled = L.round_p.bind(A.mul_p.bind(x, factor),
+                            rounding_method=RoundingMethod.TO_NEAREST_EVEN)
+    return A.div_p.bind(scaled, factor)
+
+
+def _all_finite(x: Any) -> Any:
+    """isfinite of a non-float: True everywhere."""
+    x, = promote_dtypes("isfinite", x)
+    shape = get_aval(x).shape
+    true = Array(np.ones((), np.bool_))
+    return lax.broadcast_in_dim(true, shape, ()) if shape else true
+
+
+def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
+    """x where condition else y, all three broadcast together."""
+    if x is None or y is None:
+        raise TypeError("where: pass both x and y (the one-argument form, which is "
+                        "nonzero(condition), is not supported)")
+    x, y = promote_dtypes("where", x, y)
+    cond, x, y = broadcast_arrays("where", _to_bool("where", condition), x, y,
+                                  keep_scalars=False)
+    return S.select_n_p.bind(cond, y, x)
+
+
+def clip(arr: Any, min: Any = None, max: Any = None) -> Any:
+    """arr limited to [min, max] (either may be None), via maximum and minimum."""
+    if min is not None:
+        arr = NUMPY["maximum"](min, arr)
+    if max is not None:
+        arr = NUMPY["minimum"](max, arr)
+    return promote_dtypes("clip", arr)[0]
+
+
+def astype(x: Any, dtype: Any, /) -> Any:
+    """x converted to `dtype` (canonicalised, strongly typed)."""
+    return S.convert(x, dtype, weak_type=False)
+
+
+def _unaries() -> dict[str, Callable]:
+    general = lambda name, prim, category=None: _promoted(name, prim, category)
+    fns = {name: unary(name, p, FLOATS, general(name, p, "inexact"))
+           for name, p in _INEXACT_UNARY.items()}
+    fns.update(
+        negative=unary("negative", A.neg_p, NUMERIC, general("negative", A.neg_p)),
+        sign=unary("sign", A.sign_p, NUMERIC, general("sign", A.sign_p)),
+        abs=unary("abs", A.abs_p, SIGNED_OR_FLOAT,
+                  _unchanged_unless("abs", A.abs_p, SIGNED_OR_FLOAT)),
+        square=unary("square", A.square_p, NUMERIC, general("square", A.square_p, "numeric")),
+        floor=unary("floor", L.floor_p, FLOATS, _unchanged_unless("floor", L.floor_p, FLOATS)),
+        ceil=unary("ceil", L.ceil_p, FLOATS, _unchanged_unless("ceil", L.ceil_p, FLOATS)),
+        isfinite=unary("isfinite", L.is_finite_p, FLOATS, _all_finite),
+        logical_not=unary("logical_not", L.not_p, BOOL, _logical("logical_not", L.not_p)),
+        bitwise_not=unary("bitwise_not", L.not_p, INT_OR_BOOL,
+                          general("bitwise_not", L.not_p)),
+        log2=_log_base("log2", 2.0), log10=_log_base("log10", 10.0))
+    fns["absolute"], fns["invert"] = fns["abs"], fns["bitwise_not"]
+    return fns
+
+
+NUMPY: dict[str, Callable] = {name: make_binary(name) for name in _BINARY_SPECS}
+NUMPY.update(_unaries())
+NUMPY.update(
+    divide=NUMPY["true_divide"], floor_divide=floor_divide, remainder=remainder,
+    mod=remainder, power=power, round=round, where=where, clip=clip, astype=astype,
+    logical_and=binary("logical_and", L.and_p, BOOL, _logical("logical_and", L.and_p)),
+    logical_or=binary("logical_or", L.or_p, BOOL, _logical("logical_or", L.or_p)),
+    logical_xor=binary("logical_xor", L.xor_p, BOOL, _logical("logical_xor", L.xor_p)))

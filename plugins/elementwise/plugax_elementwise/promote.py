@@ -1,0 +1,112 @@
+"""NumPy-style argument handling: JAX dtype promotion and NumPy broadcasting.
+
+Every family's `plugax.numpy` functions that combine arrays use this module,
+so that `jnp.f(a, b)` means the same thing whichever plugin provides `f`::
+
+    from plugax_elementwise.promote import promote_args
+    x, y = promote_args("dot", x, y)             # common dtype, common shape
+    x, = promote_args("sum", x, category="numeric")   # bool -> default int
+
+promote_args(fn_name, *args, category=None, keep_scalars=True) -> list
+    1. dtype: the JAX lattice join of the arguments (`plugax.dtypes.promote_types`;
+       Python scalars are weak and yield to arrays, x64 off keeps 32 bits).
+       `category="numeric"` turns a bool result into the default int,
+       `category="inexact"` turns a bool/int result into the default float
+       (what `true_divide`, `sqrt`, `sin`... need); weak stays weak.
+    2. conversion: a Python scalar becomes `Array(np.asarray(x, dtype), weak_type=True)`,
+       traced as an inline literal; a NumPy value is converted on the spot (a
+       constant); an Array or tracer of another (dtype, weak_type) goes through
+       `convert_element_type[new_dtype=.. weak_type=<result weak>]`.
+    3. shape: NumPy broadcasting. Operands of the result shape are left alone,
+       and so are rank-0 ones when `keep_scalars` (lax ops broadcast those
+       themselves, which keeps jaxprs short); every other operand goes through
+       `plugax.lax.broadcast_in_dim` (the shape family's).
+
+promote_dtypes(fn_name, *args, category=None) -> list     steps 1 and 2 only
+broadcast_arrays(fn_name, *args, keep_scalars=True) -> list   step 3 only
+
+Errors name `fn_name`: a non-array argument raises TypeError, shapes that do
+not broadcast raise `BroadcastError` (a ShapeError and a ValueError).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+import plugax.lax as lax
+from plugax import dtypes
+from plugax.extend import Array, ShapedArray, ShapeError, Tracer, get_aval
+
+from .selection import convert
+
+__all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "result_type",
+           "BroadcastError"]
+
+_SCALARS = (bool, int, float, complex)
+
+
+class BroadcastError(ShapeError, ValueError):
+    """Operand shapes are incompatible under NumPy broadcasting."""
+
+
+def _aval(fn_name: str, i: int, x: Any) -> ShapedArray:
+    if type(x) in _SCALARS or isinstance(x, (Array, Tracer, np.ndarray, np.generic)):
+        return get_aval(x)
+    raise TypeError(f"{fn_name} requires array or scalar arguments, got "
+                    f"{type(x).__name__} at position {i}: {x!r:.60}; wrap it with "
+                    f"plugax.numpy.asarray or np.asarray first")
+
+
+def result_type(fn_name: str, avals: Sequence[ShapedArray],
+                category: str | None = None) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) the arguments promote to, adjusted for `category`."""
+    dtype, weak = dtypes.promote_types(*((a.dtype, a.weak_type) for a in avals))
+    if category == "inexact" and not dtypes.issubdtype_inexact(dtype):
+        dtype = dtypes.default_float_dtype()
+    elif category == "numeric" and dtype == dtypes.bool_:
+        dtype = dtypes.default_int_dtype()
+    elif category not in (None, "inexact", "numeric"):
+        raise ValueError(f"{fn_name}: unknown promotion category {category!r}")
+    return dtype, weak
+
+
+def _convert(fn_name: str, x: Any, aval: ShapedArray, dtype: np.dtype, weak: bool) -> Any:
+    if type(x) in _SCALARS:
+        try:
+            return Array(np.asarray(x, dtype), weak_type=True)
+        except OverflowError as err:
+            raise OverflowError(f"{fn_name}: Python scalar {x!r} does not fit in "
+                                f"{dtype.name}") from err
+    if (aval.dtype, aval.weak_type) == (dtype, weak) and not isinstance(x, (np.ndarray,
+                                                                           np.generic)):
+        return x
+    return convert(x, dtype, weak)   # NumPy values become Arrays of the canonical dtype
+
+
+def promote_dtypes(fn_name: str, *args: Any, category: str | None = None) -> list:
+    """The arguments converted to their common dtype (see the module docstring)."""
+    avals = [_aval(fn_name, i, x) for i, x in enumerate(args)]
+    dtype, weak = result_type(fn_name, avals, category)
+    return [_convert(fn_name, x, a, dtype, weak) for x, a in zip(args, avals)]
+
+
+def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> list:
+    """The arguments broadcast to their common NumPy shape (see the module docstring)."""
+    shapes = [get_aval(x).shape for x in args]
+    try:
+        out_shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise BroadcastError(f"{fn_name}: operands could not be broadcast together with "
+                             f"shapes {' '.join(map(str, shapes))}") from None
+    out_nd = len(out_shape)
+    return [x if shape == out_shape or (keep_scalars and shape == ())
+            else lax.broadcast_in_dim(x, out_shape, tuple(range(out_nd - len(shape), out_nd)))
+            for x, shape in zip(args, shapes)]
+
+
+def promote_args(fn_name: str, *args: Any, category: str | None = None,
+                 keep_scalars: bool = True) -> list:
+    """Common dtype, then common shape: what NumPy-style functions do to their inputs."""
+    return broadcast_arrays(fn_name, *promote_dtypes(fn_name, *args, category=category),
+                            keep_scalars=keep_scalars)
