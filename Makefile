@@ -33,8 +33,14 @@ test: $(VENV)/.stamp-test
 bench: $(VENV)/.stamp-bench
 	$(PY) bench/bench.py
 
-tox: $(VENV)/.stamp-test
+# Each family's tests with only it and the families it requires (see tox.ini).
+# The envs hold editable installs, so recreate them when pyproject.toml changes.
+tox: .tox/.stamp
 	$(VENV)/bin/tox run-parallel -m plugins
+
+.tox/.stamp: pyproject.toml tox.ini | $(VENV)/.stamp-test
+	$(VENV)/bin/tox run-parallel -m plugins --recreate --notest
+	@touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

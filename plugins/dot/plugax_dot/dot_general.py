@@ -186,12 +186,8 @@ def _vmap(ctx, args, dims, *, dimension_numbers, **params):
     return out, out_dim
 
 
-def _weak_type(flags: list, **params: Any) -> list:
-    return all_weak(flags)
-
-
 RULES = [RuleSet(primitive=dot_general_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 vmap=_vmap, transpose=_transpose, weak_type=_weak_type)]
+                 vmap=_vmap, transpose=_transpose, weak_type=all_weak)]
 
 
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,

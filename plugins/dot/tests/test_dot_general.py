@@ -27,8 +27,10 @@ def dot_case(draw, max_rank=3):
     free = {k: size() for k in [("l", i) for i in range(nlf)] + [("r", i) for i in range(nrf)]}
     shape = lambda dims: tuple(kinds[k][i] if k in kinds else free[(k, i)]  # noqa: E731
                                for k, i in dims)
-    where = lambda dims, kind: tuple(dims.index((kind, i)) for i in range(len(kinds[kind])))  # noqa: E731,E501
-    dn = DotDimensionNumbers(((where(lhs, "c"), where(rhs, "c")), (where(lhs, "b"), where(rhs, "b"))))
+    def where(dims, kind):
+        return tuple(dims.index((kind, i)) for i in range(len(kinds[kind])))
+    dn = DotDimensionNumbers(((where(lhs, "c"), where(rhs, "c")),
+                              (where(lhs, "b"), where(rhs, "b"))))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
     x = rng.standard_normal(shape(lhs)).astype(np.float32)
     y = rng.standard_normal(shape(rhs)).astype(np.float32)

@@ -12,7 +12,7 @@ import numpy as np
 from plugax.extend import Array, Primitive, ShapedArray, ShapeError, get_aval
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
-           "is_bool_or_int", "is_any", "dtype_check", "scalar_like", "lowest", "highest"]
+           "is_bool_or_int", "is_real", "NUMBER", "REAL", "LOGICAL", "dtype_check", "scalar_like", "lowest", "highest"]
 
 
 def shape_error(prim: Primitive, aval: ShapedArray, problem: str, fix: str,
@@ -40,12 +40,12 @@ def canonical_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of bounds for an array of rank {ndim}")
-        out.append(a % ndim if ndim else 0)
+        out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"repeated axis in {axes}")
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(sorted(out))
 
 
 def batched_axes(axes: Sequence[int], bdim: int) -> tuple[int, ...]:
@@ -61,13 +61,20 @@ def is_bool_or_int(dtype: np.dtype) -> bool:
     return dtype.kind in "biu"
 
 
-def is_any(dtype: np.dtype) -> bool:
-    return dtype.kind != "V" or dtype.name == "bfloat16"
+def is_real(dtype: np.dtype) -> bool:
+    return dtype.kind in "biuf" or dtype.name == "bfloat16"
 
 
-def dtype_check(prim: Primitive, accepts: Callable[[np.dtype], bool], kinds: str,
+# What a primitive accepts: a dtype test and how error messages describe it.
+NUMBER = (is_number, "a number dtype")
+REAL = (is_real, "a real dtype")
+LOGICAL = (is_bool_or_int, "bool or an integer dtype")
+
+
+def dtype_check(prim: Primitive, accepts: tuple[Callable[[np.dtype], bool], str],
                 aval: ShapedArray, **params: Any) -> None:
-    if not accepts(aval.dtype):
+    test, kinds = accepts
+    if not test(aval.dtype):
         raise shape_error(prim, aval, f"does not accept dtype {aval.dtype.name} (it needs "
                           f"{kinds})", "convert with plugax.lax.convert_element_type, or "
                           "use plugax.numpy, which converts", **params)

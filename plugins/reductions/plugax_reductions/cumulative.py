@@ -16,7 +16,7 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
                            is_undefined_primal)
 
-from ._common import dtype_check, highest, is_any, is_number, lowest, scalar_like, shape_error
+from ._common import NUMBER, REAL, dtype_check, highest, lowest, scalar_like, shape_error
 
 cumsum_p = Primitive("cumsum")
 cumprod_p = Primitive("cumprod")
@@ -24,11 +24,11 @@ cummax_p = Primitive("cummax")
 cummin_p = Primitive("cummin")
 
 
-def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: Callable, kinds: str,
-                  jvp: Callable, transpose: Callable | None = None) -> RuleSet:
+def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: tuple, jvp: Callable,
+                  transpose: Callable | None = None) -> RuleSet:
     """RuleSet of `ufunc.accumulate` along `axis`, from the end when `reverse`."""
     def impl(ctx, x, *, axis, reverse):
-        if not accepts(x.dtype):  # eager binds skip abstract_eval; the kernel turns this
+        if not accepts[0](x.dtype):  # eager binds skip abstract_eval; the kernel turns this
             raise TypeError(prim)  # failure into abstract_eval's ShapeError
         if reverse:
             return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
@@ -39,7 +39,7 @@ def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: Callable, kinds:
             raise shape_error(prim, aval, f"needs an axis in [0, {aval.ndim})",
                               "pass an axis within the operand's rank", axis=axis,
                               reverse=reverse)
-        dtype_check(prim, accepts, kinds, aval, axis=axis, reverse=reverse)
+        dtype_check(prim, accepts, aval, axis=axis, reverse=reverse)
         return aval
 
     def vmap(ctx, args, dims, *, axis, reverse):
@@ -98,16 +98,14 @@ def _scan_jvp(prim: Primitive, combine: str, identity: Callable) -> Callable:
     return jvp
 
 
-_NUMBER, _ANY = "a number dtype", "a non-complex dtype"
-
 RULES = [
-    defcumulative(cumsum_p, np.add, accepts=is_number, kinds=_NUMBER, jvp=deflinear(cumsum_p),
+    defcumulative(cumsum_p, np.add, accepts=NUMBER, jvp=deflinear(cumsum_p),
                   transpose=_cumsum_transpose),
-    defcumulative(cumprod_p, np.multiply, accepts=is_number, kinds=_NUMBER,
+    defcumulative(cumprod_p, np.multiply, accepts=NUMBER,
                   jvp=_scan_jvp(cumprod_p, "mul", lambda dtype: 1)),
-    defcumulative(cummax_p, np.maximum, accepts=is_any, kinds=_ANY,
+    defcumulative(cummax_p, np.maximum, accepts=REAL,
                   jvp=_scan_jvp(cummax_p, "max", lowest)),
-    defcumulative(cummin_p, np.minimum, accepts=is_any, kinds=_ANY,
+    defcumulative(cummin_p, np.minimum, accepts=REAL,
                   jvp=_scan_jvp(cummin_p, "min", highest)),
 ]
 

@@ -169,12 +169,10 @@ def _cumulative(prim: Primitive) -> Callable:
     def cumulative(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
         import plugax.lax as lax
         x = _asarray(a)
-        if axis is None:
+        if axis is None or get_aval(x).ndim == 0:   # flattened, as in jnp
             x, axis = lax.reshape(x, (get_aval(x).size,)), 0
         aval = get_aval(x)
-        (axis,) = canonical_axes(axis, aval.ndim) or (0,)
-        if aval.ndim == 0:
-            x = lax.reshape(x, (1,))
+        (axis,) = canonical_axes(axis, aval.ndim)
         default = dtypes.default_int_dtype() if aval.dtype == dtypes.bool_ else aval.dtype
         target = canonicalize_dtype(dtype) if dtype is not None else default
         return prim.bind(_cast(x, target), axis=axis, reverse=False)

@@ -11,11 +11,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, canonicalize_dtype, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
-                           is_undefined_primal)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
+                           deflinear, get_aval, is_undefined_primal)
 
-from ._common import (batched_axes, check_axes, dtype_check, highest, is_any, is_bool_or_int,
-                      is_number, lowest, scalar_like, shape_error)
+from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
+                      lowest, scalar_like, shape_error)
 
 reduce_sum_p = Primitive("reduce_sum")
 reduce_prod_p = Primitive("reduce_prod")
@@ -46,10 +46,9 @@ def _zero_jvp(prim: Primitive) -> Callable:
     return jvp
 
 
-def defreduction(prim: Primitive, impl: Callable, *, accepts: Callable, kinds: str,
-                 jvp: Callable, transpose: Callable | None = None,
-                 out_dtype: Callable | None = None, extra_check: Callable | None = None
-                 ) -> RuleSet:
+def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callable,
+                 transpose: Callable | None = None, out_dtype: Callable | None = None,
+                 extra_check: Callable | None = None) -> RuleSet:
     """RuleSet of a reduction `impl(x, axes=..., **params)` over the operand's `axes`.
 
     The result keeps the operand's dtype and weak type unless `out_dtype(**params)`
@@ -57,7 +56,7 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: Callable, kinds: s
     """
     def abstract_eval(ctx, aval: ShapedArray, *, axes, **params) -> ShapedArray:
         check_axes(prim, aval, axes, **params)
-        dtype_check(prim, accepts, kinds, aval, axes=axes, **params)
+        dtype_check(prim, accepts, aval, axes=axes, **params)
         if extra_check is not None:
             extra_check(aval, axes=axes, **params)
         shape = tuple(d for i, d in enumerate(aval.shape) if i not in axes)
@@ -71,7 +70,7 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: Callable, kinds: s
         return out, d - sum(a < d for a in axes)
 
     def checked_impl(ctx, x, **params):
-        if not accepts(x.dtype):  # eager binds skip abstract_eval; the kernel turns this
+        if not accepts[0](x.dtype):  # eager binds skip abstract_eval; the kernel turns this
             raise TypeError(prim)  # failure into abstract_eval's ShapeError
         return impl(x, **params)
 
@@ -169,28 +168,26 @@ def _folded(ufunc: np.ufunc, identity: Callable) -> Callable:
 
 
 _ALL_ONES = lambda dtype: np.invert(np.zeros((), dtype))  # noqa: E731
-_NUMBER, _ANY, _LOGICAL = "a number dtype", "a non-complex dtype", "bool or an integer dtype"
+_NONE = lambda dtype: np.zeros((), dtype)  # noqa: E731
+_index_dtype = lambda *, index_dtype: index_dtype  # noqa: E731
 
 RULES = [
     defreduction(reduce_sum_p, lambda x, *, axes: np.add.reduce(x, axes, x.dtype),
-                 accepts=is_number, kinds=_NUMBER, jvp=deflinear(reduce_sum_p),
-                 transpose=_reduce_sum_transpose),
+                 accepts=NUMBER, jvp=deflinear(reduce_sum_p), transpose=_reduce_sum_transpose),
     defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
-                 accepts=is_number, kinds=_NUMBER, jvp=_reduce_prod_jvp),
-    defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=is_any, kinds=_ANY,
+                 accepts=NUMBER, jvp=_reduce_prod_jvp),
+    defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL,
                  jvp=_chooser_jvp(reduce_max_p)),
-    defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=is_any, kinds=_ANY,
+    defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL,
                  jvp=_chooser_jvp(reduce_min_p)),
-    defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=is_bool_or_int,
-                 kinds=_LOGICAL, jvp=_zero_jvp(reduce_and_p)),
-    defreduction(reduce_or_p, _folded(np.bitwise_or, lambda dt: np.zeros((), dt)),
-                 accepts=is_bool_or_int, kinds=_LOGICAL, jvp=_zero_jvp(reduce_or_p)),
-    defreduction(argmax_p, _arg_impl(np.argmax), accepts=is_any, kinds=_ANY,
-                 jvp=_zero_jvp(argmax_p), out_dtype=lambda *, index_dtype: index_dtype,
-                 extra_check=_arg_check(argmax_p)),
-    defreduction(argmin_p, _arg_impl(np.argmin), accepts=is_any, kinds=_ANY,
-                 jvp=_zero_jvp(argmin_p), out_dtype=lambda *, index_dtype: index_dtype,
-                 extra_check=_arg_check(argmin_p)),
+    defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=LOGICAL,
+                 jvp=_zero_jvp(reduce_and_p)),
+    defreduction(reduce_or_p, _folded(np.bitwise_or, _NONE), accepts=LOGICAL,
+                 jvp=_zero_jvp(reduce_or_p)),
+    defreduction(argmax_p, _arg_impl(np.argmax), accepts=REAL, jvp=_zero_jvp(argmax_p),
+                 out_dtype=_index_dtype, extra_check=_arg_check(argmax_p)),
+    defreduction(argmin_p, _arg_impl(np.argmin), accepts=REAL, jvp=_zero_jvp(argmin_p),
+                 out_dtype=_index_dtype, extra_check=_arg_check(argmin_p)),
 ]
 
 
