@@ -30,6 +30,7 @@ INT_OR_BOOL = frozenset(d for d in ALL if d.kind in "iub")
 SIGNED_OR_FLOAT = frozenset(d for d in ALL if d.kind == "i") | FLOATS
 BOOL = frozenset({dtypes.bool_})
 _SCALARS = (bool, int, float, complex)
+_PY_NUMBERS = (int, float)
 
 
 def is_operand(x: Any) -> bool:
@@ -42,15 +43,28 @@ def _dtype(x: Any) -> np.dtype:
 
 
 # --- the two factories --------------------------------------------------------------
+def _scalar_as(s: Any, x: Any, ok: frozenset) -> Any:
+    """A Python int/float `s` as an Array of `x`'s dtype when promotion would give that
+    dtype anyway (the scalar is weak), else None. Avoids the general path for `x * 2.0`."""
+    d = x.dtype
+    if d in ok and d in (FLOATS if type(s) is float else NUMERIC):
+        try:
+            return Array(np.asarray(s, d), x.weak_type)
+        except OverflowError:   # e.g. 300 into uint8: let the general path explain
+            return None
+    return None
+
+
 def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
            defer: bool = False) -> Callable:
     """NumPy binary function `name`: `prim.bind(x1, x2)` when both are Arrays (or tracers)
-    of one type whose dtype is in `ok`, else `general(x1, x2)`. `defer=True` makes the
-    operator variant: NotImplemented for operands it does not know."""
+    of one type whose dtype is in `ok`, or one is a Python scalar that adopts the other's
+    dtype; else `general(x1, x2)`. `defer=True` makes the operator variant:
+    NotImplemented for operands it does not know."""
     def fn(x1: Any, x2: Any, /) -> Any:
-        t = type(x1)
-        if t is type(x2):
-            if t is Array:
+        t1, t2 = type(x1), type(x2)
+        if t1 is t2:
+            if t1 is Array:
                 d = x1.dtype
                 if d in ok and d == x2.dtype and x1.weak_type == x2.weak_type \
                         and x1.shape == x2.shape:
@@ -59,6 +73,14 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
                 a = x1.aval
                 if a.dtype in ok and a == x2.aval:
                     return prim.bind(x1, x2)
+        elif t2 in _PY_NUMBERS and (t1 is Array or isinstance(x1, Tracer)):
+            y = _scalar_as(x2, x1, ok)
+            if y is not None:
+                return prim.bind(x1, y)
+        elif t1 in _PY_NUMBERS and (t2 is Array or isinstance(x2, Tracer)):
+            y = _scalar_as(x1, x2, ok)
+            if y is not None:
+                return prim.bind(y, x2)
         if defer and not is_operand(x2):
             return NotImplemented
         return general(x1, x2)
@@ -182,15 +204,16 @@ def power(x1: Any, x2: Any, /) -> Any:
             return A.integer_pow_p.bind(x1, y=int(x2))
         x, = promote_dtypes("power", x1, category="numeric")
         return A.integer_pow_p.bind(x, y=int(x2))
-    x, y = promote_args("power", x1, x2, category="numeric", keep_scalars=False)
+    x, y = promote_args("power", x1, x2, category="numeric")
     if _dtype(x) in FLOATS:
         return T.pow_p.bind(x, y)
-    return _int_power(x, y)
+    return _int_power(*broadcast_arrays("power", x, y, keep_scalars=False))
 
 
 def _to_bool(name: str, x: Any) -> Any:
+    """x != 0; the zero is strongly typed (as in JAX), so the result is a strong bool."""
     x, = promote_dtypes(name, x)
-    return x if _dtype(x) == dtypes.bool_ else L.ne_p.bind(x, const(x, 0))
+    return x if _dtype(x) == dtypes.bool_ else L.ne_p.bind(x, Array(np.zeros((), _dtype(x))))
 
 
 def _logical(name: str, prim: Primitive) -> Callable:
@@ -210,7 +233,9 @@ _INEXACT_UNARY = {"sqrt": T.sqrt_p, "cbrt": T.cbrt_p, "exp": T.exp_p, "exp2": T.
 def _log_base(name: str, base: float) -> Callable:
     def fn(x: Any, /) -> Any:
         x, = promote_dtypes(name, x, category="inexact")
-        return A.div_p.bind(T.log_p.bind(x), const(x, np.log(base)))
+        # a strong constant, as JAX's log(2.0): log2 of a Python scalar is strongly typed
+        log_base = Array(np.asarray(np.log(base), _dtype(x)))
+        return A.div_p.bind(T.log_p.bind(x), log_base)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
@@ -230,9 +255,11 @@ def round(a: Any, decimals: int = 0) -> Any:
     return A.div_p.bind(scaled, factor)
 
 
-def _all_finite(x: Any) -> Any:
-    """isfinite of a non-float: True everywhere."""
+def _isfinite(x: Any) -> Any:
+    """General path of isfinite: True everywhere for integers and bools."""
     x, = promote_dtypes("isfinite", x)
+    if _dtype(x) in FLOATS:
+        return L.is_finite_p.bind(x)
     shape = get_aval(x).shape
     true = Array(np.ones((), np.bool_))
     return lax.broadcast_in_dim(true, shape, ()) if shape else true
@@ -275,7 +302,7 @@ def _unaries() -> dict[str, Callable]:
         square=unary("square", A.square_p, NUMERIC, general("square", A.square_p, "numeric")),
         floor=unary("floor", L.floor_p, FLOATS, _unchanged_unless("floor", L.floor_p, FLOATS)),
         ceil=unary("ceil", L.ceil_p, FLOATS, _unchanged_unless("ceil", L.ceil_p, FLOATS)),
-        isfinite=unary("isfinite", L.is_finite_p, FLOATS, _all_finite),
+        isfinite=unary("isfinite", L.is_finite_p, FLOATS, _isfinite),
         logical_not=unary("logical_not", L.not_p, BOOL, _logical("logical_not", L.not_p)),
         bitwise_not=unary("bitwise_not", L.not_p, INT_OR_BOOL,
                           general("bitwise_not", L.not_p)),

@@ -13,7 +13,7 @@ promote_args(fn_name, *args, category=None, keep_scalars=True) -> list
        `category="numeric"` turns a bool result into the default int,
        `category="inexact"` turns a bool/int result into the default float
        (what `true_divide`, `sqrt`, `sin`... need); weak stays weak.
-    2. conversion: a Python scalar becomes `Array(np.asarray(x, dtype), weak_type=True)`,
+    2. conversion: a Python scalar becomes `Array(np.asarray(x, dtype), <result weak>)`,
        traced as an inline literal; a NumPy value is converted on the spot (a
        constant); an Array or tracer of another (dtype, weak_type) goes through
        `convert_element_type[new_dtype=.. weak_type=<result weak>]`.
@@ -24,19 +24,22 @@ promote_args(fn_name, *args, category=None, keep_scalars=True) -> list
 
 promote_dtypes(fn_name, *args, category=None) -> list     steps 1 and 2 only
 broadcast_arrays(fn_name, *args, keep_scalars=True) -> list   step 3 only
+result_type(fn_name, avals, category=None) -> (dtype, weak_type)   step 1 only
+    (`avals`: the operands' ShapedArrays, or the operands themselves)
 
 Errors name `fn_name`: a non-array argument raises TypeError, shapes that do
 not broadcast raise `BroadcastError` (a ShapeError and a ValueError).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
 
 import plugax.lax as lax
-from plugax import dtypes
-from plugax.extend import Array, ShapedArray, ShapeError, Tracer, get_aval
+from plugax import config, dtypes
+from plugax.extend import Array, ShapedArray, ShapeError, Tracer
 
 from .selection import convert
 
@@ -44,56 +47,75 @@ __all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "result_type",
            "BroadcastError"]
 
 _SCALARS = (bool, int, float, complex)
+_CATEGORIES = (None, "inexact", "numeric")
 
 
 class BroadcastError(ShapeError, ValueError):
     """Operand shapes are incompatible under NumPy broadcasting."""
 
 
-def _aval(fn_name: str, i: int, x: Any) -> ShapedArray:
-    if type(x) in _SCALARS or isinstance(x, (Array, Tracer, np.ndarray, np.generic)):
-        return get_aval(x)
+def _operand_type(fn_name: str, i: int, x: Any) -> tuple[np.dtype, bool, tuple]:
+    """(dtype, weak_type, shape) of an argument, without building an aval (hot path)."""
+    t = type(x)
+    if t is Array:
+        return x.dtype, x.weak_type, x.shape
+    if t in _SCALARS:
+        return dtypes.python_scalar_dtype(x), True, ()
+    if isinstance(x, Tracer):
+        aval = x.aval
+        return aval.dtype, aval.weak_type, aval.shape
+    if isinstance(x, (np.ndarray, np.generic)):
+        return dtypes.canonicalize_dtype(x.dtype), False, x.shape
     raise TypeError(f"{fn_name} requires array or scalar arguments, got "
-                    f"{type(x).__name__} at position {i}: {x!r:.60}; wrap it with "
-                    f"plugax.numpy.asarray or np.asarray first")
+                    f"{t.__name__} at position {i}: {x!r:.60}; wrap it with "
+                    f"np.asarray first")
 
 
-def result_type(fn_name: str, avals: Sequence[ShapedArray],
-                category: str | None = None) -> tuple[np.dtype, bool]:
-    """(dtype, weak_type) the arguments promote to, adjusted for `category`."""
-    dtype, weak = dtypes.promote_types(*((a.dtype, a.weak_type) for a in avals))
+@functools.lru_cache(maxsize=4096)
+def _result_type(types: tuple, category: str | None, x64: bool) -> tuple[np.dtype, bool]:
+    dtype, weak = dtypes.promote_types(*types)
     if category == "inexact" and not dtypes.issubdtype_inexact(dtype):
         dtype = dtypes.default_float_dtype()
     elif category == "numeric" and dtype == dtypes.bool_:
         dtype = dtypes.default_int_dtype()
-    elif category not in (None, "inexact", "numeric"):
-        raise ValueError(f"{fn_name}: unknown promotion category {category!r}")
     return dtype, weak
 
 
-def _convert(fn_name: str, x: Any, aval: ShapedArray, dtype: np.dtype, weak: bool) -> Any:
+def result_type(fn_name: str, avals: Sequence[Any],
+                category: str | None = None) -> tuple[np.dtype, bool]:
+    """(dtype, weak_type) that operands promote to, adjusted for `category`.
+
+    `avals` are the operands' ShapedArrays, or the operands themselves.
+    """
+    if category not in _CATEGORIES:
+        raise ValueError(f"{fn_name}: unknown promotion category {category!r}; "
+                         f"choose one of {_CATEGORIES}")
+    types = tuple((a.dtype, a.weak_type) if type(a) is ShapedArray
+                  else _operand_type(fn_name, i, a)[:2] for i, a in enumerate(avals))
+    return _result_type(types, category, config.enable_x64)
+
+
+def _convert(fn_name: str, x: Any, dtype: np.dtype, weak: bool) -> Any:
     if type(x) in _SCALARS:
         try:
-            return Array(np.asarray(x, dtype), weak_type=True)
+            return Array(np.asarray(x, dtype), weak)
         except OverflowError as err:
             raise OverflowError(f"{fn_name}: Python scalar {x!r} does not fit in "
                                 f"{dtype.name}") from err
-    if (aval.dtype, aval.weak_type) == (dtype, weak) and not isinstance(x, (np.ndarray,
-                                                                           np.generic)):
-        return x
-    return convert(x, dtype, weak)   # NumPy values become Arrays of the canonical dtype
+    return convert(x, dtype, weak)   # a no-op for arrays and tracers of that type
 
 
 def promote_dtypes(fn_name: str, *args: Any, category: str | None = None) -> list:
     """The arguments converted to their common dtype (see the module docstring)."""
-    avals = [_aval(fn_name, i, x) for i, x in enumerate(args)]
-    dtype, weak = result_type(fn_name, avals, category)
-    return [_convert(fn_name, x, a, dtype, weak) for x, a in zip(args, avals)]
+    dtype, weak = result_type(fn_name, args, category)
+    return [_convert(fn_name, x, dtype, weak) for x in args]
 
 
 def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> list:
     """The arguments broadcast to their common NumPy shape (see the module docstring)."""
-    shapes = [get_aval(x).shape for x in args]
+    shapes = [_operand_type(fn_name, i, x)[2] for i, x in enumerate(args)]
+    if len({s for s in shapes if s or not keep_scalars}) <= 1:
+        return list(args)    # nothing to do: one shape, apart from rank-0 operands
     try:
         out_shape = np.broadcast_shapes(*shapes)
     except ValueError:

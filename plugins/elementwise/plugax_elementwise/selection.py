@@ -23,6 +23,7 @@ from .logic import and_p, ge_p, gt_p, le_p, lt_p, or_p
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "convert", "RULES"]
 
 _SCALARS = (bool, int, float, complex)
+_CONSTANTS = (*_SCALARS, Array)
 
 
 # --- convert_element_type[new_dtype, weak_type] ------------------------------------
@@ -69,12 +70,16 @@ def _convert_transpose(ctx, ct, x, *, new_dtype, weak_type):
 def convert(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """`x` as `new_dtype` (canonicalised); a no-op when the type already matches.
 
-    Python scalars and NumPy values are converted on the spot (they are constants,
-    so no equation is recorded); arrays and tracers go through the primitive.
+    Concrete values (Python scalars, NumPy values, Arrays) are converted on the
+    spot: they are constants, so no equation is recorded (and eager code skips a
+    bind). Tracers go through the primitive.
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if type(x) in _SCALARS or isinstance(x, (np.ndarray, np.generic)):
-        return Array(_convert_value(np.asarray(x), new_dtype), weak_type)
+    if type(x) in _CONSTANTS or isinstance(x, (np.ndarray, np.generic)):
+        value = np.asarray(x)
+        if type(x) is Array and value.dtype == new_dtype and x.weak_type == weak_type:
+            return x
+        return Array(_convert_value(value, new_dtype), weak_type)
     aval = get_aval(x)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return x
