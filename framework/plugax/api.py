@@ -197,10 +197,6 @@ def _split_jac(jac: Any, leaves: list, sizes: list, multiple: bool) -> Any:
     return tuple(parts) if multiple else parts[0]
 
 
-def _abstractify(x: Any) -> Any:
-    return get_aval(x)
-
-
 def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
     """A function that traces `f` on its arguments' types and returns the ClosedJaxpr."""
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
@@ -215,6 +211,6 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callabl
             f_dyn, dyn = f, args
         leaves, in_tree = tu.tree_flatten(dyn)
         flat_fun, _ = flatten_fun(f_dyn, in_tree)
-        return trace_to_jaxpr(flat_fun, [_abstractify(x) for x in leaves])
+        return trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves])
 
     return make

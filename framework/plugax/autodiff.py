@@ -101,15 +101,20 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     out = tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out))
 
     def f_vjp(*cts: Any) -> tuple:
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_flat, ct_tree = tu.tree_flatten(ct)
-        if ct_tree != out_tree():
-            raise TypeError(f"vjp: the cotangent must be structured like the output, "
-                            f"{out_tree()}; got {ct_tree}")
+        ct_flat = _flatten_cotangent(cts, out_tree(), "vjp")
         cts_in = as_arrays([instantiate(c) for c in lin.transpose(ct_flat)])
         return tu.tree_unflatten(in_tree, cts_in)
 
     return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+
+
+def _flatten_cotangent(cts: tuple, out_tree: tu.PyTreeDef, what: str) -> list:
+    """The leaves of a cotangent, which must be structured like the function's output."""
+    ct_flat, ct_tree = tu.tree_flatten(cts[0] if len(cts) == 1 else cts)
+    if ct_tree != out_tree:
+        raise TypeError(f"{what}: the cotangent must be structured like the output, "
+                        f"{out_tree}; got {ct_tree}")
+    return ct_flat
 
 
 def _split_aux(f: Callable, store: list) -> Callable:
@@ -210,11 +215,7 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
     closed = trace_to_jaxpr(flat_fun, in_avals)
 
     def f_transpose(*cts: Any) -> tuple:
-        ct = cts[0] if len(cts) == 1 else cts
-        ct_flat, ct_tree = tu.tree_flatten(ct)
-        if ct_tree != out_tree():
-            raise TypeError(f"linear_transpose: cotangent structure {ct_tree} does not match "
-                            f"the output structure {out_tree()}")
+        ct_flat = _flatten_cotangent(cts, out_tree(), "linear_transpose")
         args = [UndefPrimal(a) for a in in_avals]
         cts_in = backward_pass(closed.jaxpr, closed.consts, args, ct_flat)
         return tu.tree_unflatten(in_tree, [instantiate(c) for c in cts_in])

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from .avals import ShapedArray, register_aval_handler
 
-__all__ = ["Array", "as_array", "from_impl_value"]
+__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value"]
 
 
 class Array:
@@ -99,15 +99,20 @@ _NON_CANONICAL = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
                   np.dtype(np.complex128): np.dtype(np.complex64)}
 
 
-def from_impl_value(value: Any, weak_type: bool = False) -> Array:
-    """Wrap an impl rule's NumPy result, canonicalising 64-bit dtypes when x64 is off."""
-    if not isinstance(value, (np.ndarray, np.generic)):
-        value = np.asarray(value)
+def canonicalize_value(value: Any) -> Any:
+    """A NumPy value with 64-bit dtypes narrowed to 32 bits while x64 is off."""
     if not dtypes.config.enable_x64:
         target = _NON_CANONICAL.get(value.dtype)
         if target is not None:
-            value = value.astype(target)
-    return Array(value, weak_type)
+            return value.astype(target)
+    return value
+
+
+def from_impl_value(value: Any, weak_type: bool = False) -> Array:
+    """Wrap an impl rule's NumPy result as an Array with a canonical dtype."""
+    if not isinstance(value, (np.ndarray, np.generic)):
+        value = np.asarray(value)
+    return Array(canonicalize_value(value), weak_type)
 
 
 def as_array(x: Any, dtype: Any = None) -> Array:

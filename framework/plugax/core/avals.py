@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 
-__all__ = ["ShapedArray", "get_aval", "raise_to_shaped", "register_aval_handler"]
+__all__ = ["ShapedArray", "get_aval", "register_aval_handler"]
 
 
 class ShapedArray:
@@ -84,7 +84,3 @@ def get_aval(x: Any) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     raise TypeError(f"value {x!r} of type {type(x).__name__} is not a valid plugax array type "
                     f"(expected an Array, a NumPy array or a Python scalar)")
-
-
-def raise_to_shaped(aval: ShapedArray) -> ShapedArray:
-    return aval

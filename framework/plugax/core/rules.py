@@ -14,7 +14,7 @@ from ..errors import MissingRuleError
 __all__ = [
     "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
     "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
-    "weak_type_rules", "rule_owner", "rule_origin", "missing_rule", "all_tables",
+    "weak_type_rules", "all_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
     "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX",
 ]
 
@@ -60,6 +60,11 @@ lowering_rules: dict[str, dict[Any, Callable]] = {}
 rule_owner: dict[Any, str] = {}
 # (primitive, kind) -> "own" | "derived"
 rule_origin: dict[tuple, str] = {}
+
+
+def all_weak(weak_flags, **params) -> list[bool]:
+    """Elementwise weak-type rule: the result is weak only if every operand is."""
+    return [all(weak_flags)]
 
 
 def all_tables() -> dict[str, dict]:

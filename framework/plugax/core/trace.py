@@ -22,9 +22,10 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ConcretizationTypeError, PlugaxError, UnexpectedTracerError
+from .array import Array, canonicalize_value, from_impl_value
 from .avals import ShapedArray, get_aval
 from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
-    weak_type_rules, missing_rule
+    weak_type_rules, missing_rule, all_weak
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
            "set_current_trace", "new_trace_context", "user_frame"]
@@ -198,15 +199,12 @@ class Tracer:
 
 
 _scalar_types = (bool, int, float, complex)
-_NON_CANONICAL = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
-                  dtypes.float64: dtypes.float32, np.dtype(np.complex128): np.dtype(np.complex64)}
 
 
 class EvalTrace(Trace):
     """The bottom interpreter: runs each primitive's impl rule on concrete data."""
 
     def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
-        from .array import Array, from_impl_value
         vals, any_weak = [], False
         for x in args:
             if type(x) is Array:
@@ -225,7 +223,7 @@ class EvalTrace(Trace):
             raise
         except Exception as err:
             raise _explain_impl_failure(primitive, vals, params, err) from err
-        weak = _output_weak_types(primitive, args, params) if any_weak else None
+        weak = _output_weak_types(primitive, args, params, any_weak)
         if primitive.multiple_results:
             weak = weak or [False] * len(out)
             return [from_impl_value(o, w) for o, w in zip(out, weak)]
@@ -245,9 +243,7 @@ def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, bool]:
             f"usually by being stored in a global, a closure or an attribute during a traced "
             f"call and used after that call returned.{_creation_site(x)}")
     if isinstance(x, (np.ndarray, np.generic)):
-        dtype = _NON_CANONICAL.get(x.dtype) if not dtypes.config.enable_x64 else None
-        return (x.astype(dtype) if dtype is not None else x), False
-    from .array import Array
+        return canonicalize_value(x), False
     if isinstance(x, Array):
         return x._value, x.weak_type
     if hasattr(x, "__array__"):
@@ -261,11 +257,22 @@ def _creation_site(tracer: Tracer) -> str:
     return f"\nThe tracer was created by {tracer._trace.describe()} at {site}." if site else ""
 
 
-def _output_weak_types(primitive: Primitive, args: tuple, params: dict) -> list[bool]:
-    """Weak types of the outputs, computed only when some input is weakly typed."""
+def _output_weak_types(primitive: Primitive, args: tuple, params: dict,
+                       any_weak: bool) -> list[bool] | None:
+    """Weak types of the outputs; None means "all strong".
+
+    The common rule (`all_weak`) cannot produce a weak output from strong
+    inputs, so it is skipped then; any other rule (e.g. convert_element_type's,
+    which reads its `weak_type` param) always runs. Without a rule, abstract_eval
+    decides, but only when some input is weak.
+    """
     rule = weak_type_rules.get(primitive)
     if rule is not None:
+        if rule is all_weak and not any_weak:
+            return None
         return rule([dtypes.is_weakly_typed_value(x) for x in args], **params)
+    if not any_weak:
+        return None
     avals = abstract_eval_rules[primitive](ABSTRACT_EVAL_CTX, *map(get_aval, args), **params)
     avals = avals if primitive.multiple_results else [avals]
     return [a.weak_type for a in avals]

@@ -16,7 +16,7 @@ from ..errors import PlugaxError
 from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
-           "moveaxis", "broadcast_batched", "bdim_at_front"]
+           "moveaxis", "broadcast_batched", "bdim_at_front", "all_front"]
 
 not_mapped = None
 
@@ -82,7 +82,7 @@ class BatchTrace(core.Trace):
         return [self.box(o, 0) for o in outs]
 
     def _vmapped(self, fn, dims):
-        return lambda *xs: vmap_flat(fn, self.axis_size, dims, xs, _front())
+        return lambda *xs: vmap_flat(fn, self.axis_size, dims, xs, all_front())
 
     def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
         def make(dims):
@@ -117,7 +117,7 @@ class BatchTrace(core.Trace):
                 nr = len(res)
                 body = lambda *rc: bwd(list(rc[:nr]), list(rc[nr:]))
                 return vmap_flat(body, self.axis_size, [0] * (nr + len(cts)),
-                                 [*res, *[instantiate(c) for c in cts]], _front())
+                                 [*res, *[instantiate(c) for c in cts]], all_front())
             return self._vmapped(fun, dims), fwd_b, bwd_b
         return self._batched_call(args, lambda t, f, fw, bw, v: t.process_custom_vjp_call(
             f, fw, bw, v), make)
@@ -126,8 +126,8 @@ class BatchTrace(core.Trace):
         return f"BatchTrace(axis_size={self.axis_size})"
 
 
-class _front:
-    """Endless batch-axis-0 output spec for vmap_flat."""
+class all_front:
+    """`out_dims` for vmap_flat: every output, however many, gets its batch axis first."""
 
     def __iter__(self):
         while True:

@@ -44,18 +44,10 @@ def _derived_jvp(prim, expand, ctx, primals, tangents, **params):
 
 
 def _derived_vmap(prim, expand, ctx, args, dims, **params):
-    from ..interpreters.batching import vmap_flat
+    from ..interpreters.batching import all_front, vmap_flat
     fun = lambda *xs: _as_list(expand(*xs, **params), prim.multiple_results)
-    outs = vmap_flat(fun, ctx.axis_size, dims, args, out_dims=_ZeroDims())
+    outs = vmap_flat(fun, ctx.axis_size, dims, args, out_dims=all_front())
     return (outs, [0] * len(outs)) if prim.multiple_results else (outs[0], 0)
-
-
-class _ZeroDims:
-    """An endless sequence of 0s: every output gets its batch axis in front."""
-
-    def __iter__(self):
-        while True:
-            yield 0
 
 
 def derive_missing_rules(rulesets: list[RuleSet]) -> None:

@@ -12,7 +12,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, get_aval
+from ..core.rules import all_weak
 from ..core.trace import Primitive
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero, add_tangents, instantiate
@@ -22,11 +23,6 @@ from .ruleset import RuleSet
 __all__ = ["all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
            "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape",
            "same_dtypes"]
-
-
-def all_weak(weak_flags: Sequence[bool], **params: Any) -> list[bool]:
-    """Elementwise weak-type rule: the result is weak only if every operand is."""
-    return [all(weak_flags)]
 
 
 def standard_abstract_eval(prim: Primitive, shape_rule: Callable, dtype_rule: Callable,
@@ -86,7 +82,6 @@ def vectorized_vmap(prim: Primitive) -> Callable:
 def broadcasting_vmap(prim: Primitive) -> Callable:
     """vmap of an n-ary elementwise op: batch axes to the front, then apply."""
     def vmap_rule(ctx, args, dims, **params):
-        from ..core.avals import get_aval
         avals = [get_aval(x) for x in args]
         unbatched = [a.shape[:d] + a.shape[d + 1:] if d is not None else a.shape
                      for a, d in zip(avals, dims)]
@@ -148,15 +143,24 @@ def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | N
                     weak_type: Callable = all_weak, **rules: Any) -> RuleSet:
     """RuleSet of an n-ary elementwise primitive with lax's scalar broadcasting."""
     dtype_rule = dtype_rule or same_dtypes(prim)
-    shape_rule = broadcasting_shape(prim)
+    abstract_eval = standard_abstract_eval(prim, broadcasting_shape(prim), dtype_rule, weak_type)
 
     def checked_impl(ctx, *args, **params):
+        # Eager evaluation skips abstract_eval for speed, but NumPy would quietly
+        # broadcast or promote mismatched operands: on any mismatch, let
+        # abstract_eval raise its ShapeError (it also accepts, e.g., select_n's
+        # boolean predicate).
+        first = args[0]
+        for x in args[1:]:
+            if x.dtype != first.dtype or (x.shape != first.shape and x.ndim and first.ndim):
+                abstract_eval(ctx, *map(get_aval, args), **params)
+                break
         return impl(*args, **params)
 
     return RuleSet(
         primitive=prim,
         impl=checked_impl,
-        abstract_eval=standard_abstract_eval(prim, shape_rule, dtype_rule, weak_type),
+        abstract_eval=abstract_eval,
         vmap=rules.pop("vmap", None) or broadcasting_vmap(prim),
         weak_type=weak_type,
         **rules)

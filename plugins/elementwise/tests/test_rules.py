@@ -105,9 +105,6 @@ def test_convert_element_type_to_weak_traced():
     assert (aval.dtype, aval.weak_type) == (f32, True)
 
 
-@pytest.mark.xfail(strict=True, reason="kernel: EvalTrace computes output weak types only "
-                   "when some input is weak, so a strong -> weak convert_element_type "
-                   "evaluates strong (plugax.numpy folds concrete conversions around it)")
 def test_convert_element_type_to_weak_eager():
     check_abstract_eval(S.convert_element_type_p, I, new_dtype=np.dtype("float32"),
                         weak_type=True)

@@ -97,3 +97,12 @@ def test_errors_name_primitive_and_operands(call, pattern):
 def test_eager_failure_is_explained_by_abstract_eval():
     with pytest.raises(plugax.ShapeError, match=r"'mul' requires operands of equal shapes"):
         A.mul_p.bind(f32, np.zeros(4, np.float32))
+
+
+def test_eager_lax_op_with_mismatched_dtypes_raises_like_traced():
+    import plugax.lax as lax_ns
+    from plugax.extend import ShapeError
+    with pytest.raises(ShapeError, match=r"'add'.*f32\[3\], i32\[3\]"):
+        lax_ns.add(np.ones(3, np.float32), np.ones(3, np.int32))
+    with pytest.raises(ShapeError, match=r"'mul'.*equal shapes"):
+        lax_ns.mul(np.ones(3, np.float32), np.ones((2, 3), np.float32))
