@@ -1,7 +1,10 @@
 """`plugax.Array`: the one array type every plugax function returns.
 
-It holds a NumPy buffer (device buffers arrive with jit) and a weak-type flag.
-Operators and methods (`+`, `@`, `.sum()`, indexing, ...) are installed on the
+It holds a NumPy buffer, a device buffer (a jaxlib array made by jit), or
+both: a device-backed Array copies itself to the host once, on the first read of
+`_value` (see `__getattr__`), so results of jitted calls stay on the device
+until someone looks at them. Shape, dtype and weak type are plain attributes
+because eager code reads them on every operation. Operators and methods (`+`, `@`, `.sum()`, indexing, ...) are installed on the
 class by plugins through the `plugax_array_methods` hook, so the kernel stays
 ignorant of every primitive.
 """
@@ -20,28 +23,54 @@ __all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value"]
 class Array:
     """An immutable n-dimensional array."""
 
-    __slots__ = ("_value", "weak_type", "__weakref__")
+    __slots__ = ("_value", "_buf", "shape", "dtype", "weak_type", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False):
         self._value = value
+        self._buf = None
+        self.shape = value.shape
+        self.dtype = value.dtype
         self.weak_type = weak_type
+
+    @classmethod
+    def from_buffer(cls, buf: Any, aval: ShapedArray) -> "Array":
+        """An Array backed by a device buffer; its NumPy value is fetched lazily."""
+        self = object.__new__(cls)
+        self._buf = buf
+        self.shape = aval.shape
+        self.dtype = aval.dtype
+        self.weak_type = aval.weak_type
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for unset slots: `_value` of a device-backed Array.
+        if name == "_value":
+            buf = object.__getattribute__(self, "_buf")
+            if buf is not None:
+                value = np.asarray(buf)
+                self._value = value
+                return value
+        raise AttributeError(f"'Array' object has no attribute '{name}'")
 
     @property
     def aval(self) -> ShapedArray:
-        v = self._value
-        return ShapedArray(v.shape, v.dtype, self.weak_type)
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
 
-    shape = property(lambda self: self._value.shape)
-    dtype = property(lambda self: self._value.dtype)
-    ndim = property(lambda self: self._value.ndim)
-    size = property(lambda self: int(self._value.size))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         return np.asarray(self._value, dtype=dtype)
 
     def block_until_ready(self) -> "Array":
+        """Wait for the device computation producing this Array (no-op for host values)."""
+        if self._buf is not None:
+            self._buf.block_until_ready()
         return self
+
+    def is_ready(self) -> bool:
+        return self._buf is None or self._buf.is_ready()
 
     def item(self) -> Any:
         return np.asarray(self._value).item()
@@ -128,4 +157,4 @@ def as_array(x: Any, dtype: Any = None) -> Array:
     return Array(value, weak)
 
 
-register_aval_handler(Array, lambda x: ShapedArray(x._value.shape, x._value.dtype, x.weak_type))
+register_aval_handler(Array, lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
