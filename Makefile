@@ -17,7 +17,11 @@ plugins: $(VENV)/.stamp-base
 # Kernel tests (tests/, toy primitives) run with no plugin loaded; the families'
 # tests (plugins/*/tests) and tests/integration run with every plugin. Both
 # summaries print; make fails if either run fails ("no tests collected" passes).
+# plugax-special is a separately installed distribution (the test stamp installs
+# it): pyproject's norecursedirs keeps a bare `pytest plugins` from collecting
+# its tests where it is not installed, so the plugin run names its tests here.
 INTEGRATION := $(wildcard tests/integration)
+SPECIAL     := plugins/plugax-special
 
 test: $(VENV)/.stamp-test
 	@status=0; \
@@ -25,7 +29,7 @@ test: $(VENV)/.stamp-test
 	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests $(if $(INTEGRATION),--ignore=$(INTEGRATION)) \
 		|| [ $$? -eq 5 ] || status=1; \
 	echo "== plugin and integration tests, all plugins loaded"; \
-	$(PYTEST) plugins $(INTEGRATION) || [ $$? -eq 5 ] || status=1; \
+	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) || [ $$? -eq 5 ] || status=1; \
 	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
 	else echo "make test: FAILED (see the summaries above)"; fi; \
 	exit $$status
@@ -38,7 +42,7 @@ bench: $(VENV)/.stamp-bench
 tox: .tox/.stamp
 	$(VENV)/bin/tox run-parallel -m plugins
 
-.tox/.stamp: pyproject.toml tox.ini | $(VENV)/.stamp-test
+.tox/.stamp: pyproject.toml $(SPECIAL)/pyproject.toml tox.ini | $(VENV)/.stamp-test
 	$(VENV)/bin/tox run-parallel -m plugins --recreate --notest
 	@touch $@
 
@@ -49,8 +53,8 @@ $(VENV)/.stamp-base: pyproject.toml | $(PY)
 	$(PIP) -e .
 	@touch $@
 
-$(VENV)/.stamp-test: pyproject.toml | $(PY)
-	$(PIP) -e '.[test]'
+$(VENV)/.stamp-test: pyproject.toml $(SPECIAL)/pyproject.toml | $(PY)
+	$(PIP) -e '.[test]' -e ./$(SPECIAL)
 	@touch $@ $(VENV)/.stamp-base
 
 $(VENV)/.stamp-bench: pyproject.toml | $(PY)

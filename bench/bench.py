@@ -125,6 +125,80 @@ def make_jaxpr_chain(impl: str, n_ops: int = 1000) -> float:
     return min(times)
 
 
+def grad_fn(impl: str) -> Callable:
+    """The implementation's (non-jit) `grad`."""
+    return importlib.import_module(impl).grad
+
+
+def mlp_problem(impl: str) -> tuple[Callable, tuple, tuple]:
+    """An 8->32->1 tanh MLP with a mean-squared-error loss, batch 8, float32.
+
+    Returns `(loss(params, x, y), params, (x, y))`; params = (W1, b1, W2, b2).
+    """
+    xnp = numpy_like(impl)
+    rng = np.random.default_rng(0)
+    shapes = [(8, 32), (32,), (32, 1), (1,)]
+    params = tuple(as_array(impl, (0.3 * rng.standard_normal(s)).astype(np.float32))
+                   for s in shapes)
+    data = tuple(as_array(impl, rng.standard_normal(s).astype(np.float32))
+                 for s in [(8, 8), (8, 1)])
+
+    def loss(params, x, y):
+        w1, b1, w2, b2 = params
+        h = xnp.tanh(x @ w1 + b1)
+        return xnp.mean((h @ w2 + b2 - y) ** 2)
+
+    return loss, params, data
+
+
+def block(impl: str, tree):
+    """Wait for a result's computation (JAX dispatches asynchronously)."""
+    if impl == "jax":
+        import jax
+        jax.block_until_ready(tree)
+    return tree
+
+
+@workload("grad_mlp", unit="ms", impls=("plugax", "jax", "autograd"),
+          targets={"autograd": 1.0})
+def grad_mlp(impl: str) -> float:
+    """Non-jit `grad` of an 8->32->1 tanh MLP's MSE loss w.r.t. its 4 params, batch 8."""
+    loss, params, (x, y) = mlp_problem(impl)
+    g = grad_fn(impl)(loss)
+    return best_per_call(lambda: block(impl, g(params, x, y)), repeat=5)
+
+
+def elementwise_chain(impl: str, n_ops: int = 20) -> Callable:
+    """A 20-op sin/mul/add chain (the kind of function linearize is for)."""
+    xnp = numpy_like(impl)
+
+    def chain(x):
+        y = x
+        for i in range(n_ops):
+            y = (xnp.sin(y), y * x, y + x)[i % 3]
+        return y
+
+    return chain
+
+
+@workload("linearize_apply", unit="us", impls=("plugax", "jax"))
+def linearize_apply(impl: str) -> float:
+    """Applying `linearize`'s linear function of a 20-op chain on float32[128], per call."""
+    lib = importlib.import_module(impl)
+    x = as_array(impl, np.linspace(0, 1, 128, dtype=np.float32))
+    _, f_lin = lib.linearize(elementwise_chain(impl), x)
+    return best_per_call(lambda: block(impl, f_lin(x)))
+
+
+@workload("jvp_chain", unit="us", impls=("plugax", "jax"))
+def jvp_chain(impl: str) -> float:
+    """A fresh `jvp` of the same 20-op chain (what linearize_apply should beat 2x)."""
+    lib = importlib.import_module(impl)
+    x = as_array(impl, np.linspace(0, 1, 128, dtype=np.float32))
+    chain = elementwise_chain(impl)
+    return best_per_call(lambda: block(impl, lib.jvp(chain, (x,), (x,))))
+
+
 # --- running and reporting -----------------------------------------------------
 def run(names: list[str]) -> dict:
     results = {}

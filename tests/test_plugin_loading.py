@@ -1,18 +1,14 @@
 """Plugin discovery, validation and rule lookup, against fake installed distributions.
 
-Each test writes `*.dist-info` folders (METADATA + entry_points.txt declaring
-group ``[plugax]``) and the plugin modules they point at into a temporary
-sys.path entry, then runs a *fresh* `Registry().load_entry_points()`. The rule
-tables are process-global, so the `dists` fixture rebuilds them from the real
-registry afterwards.
+The `dists` fixture (tests/conftest.py) writes `*.dist-info` folders and the
+plugin modules they point at into a temporary sys.path entry, then runs a
+*fresh* `Registry().load_entry_points()`; afterwards it rebuilds the global
+rule tables from the real registry.
 """
 from __future__ import annotations
 
 import importlib
 import sys
-import textwrap
-import uuid
-import warnings
 
 import numpy as np
 import pytest
@@ -23,109 +19,9 @@ from plugax.core.trace import current_trace, eval_trace
 from plugax.extend import PluginInfo, Primitive, RuleSet, ShapedArray, hookimpl
 from plugax.plugins.registry import PluginWarning, Registry
 
-# Source of a well-formed plugin module; {prim_module} holds its primitive.
-GOOD_PLUGIN = """
-import numpy as np
-from plugax.extend import PluginInfo, RuleSet, ShapedArray, hookimpl
-from {prim_module} import {prim}
 
-@hookimpl
-def plugax_plugin_info():
-    return PluginInfo(name={name!r}, api_versions={api!r}, requires={requires!r})
-
-@hookimpl
-def plugax_primitive_rules():
-    return [RuleSet({prim},
-                    abstract_eval=lambda ctx, x: ShapedArray(x.shape, x.dtype),
-                    impl=lambda ctx, x: np.asarray(x) + {offset},
-                    overrides={overrides})]
-"""
-
-
-class FakeDists:
-    """Writes fake distributions into one tmp sys.path entry; names are made unique per test."""
-
-    def __init__(self, root, monkeypatch):
-        self.root, self.mp = root, monkeypatch
-        self.tag = "pxt" + uuid.uuid4().hex[:8]
-        self.modules: list[str] = []
-
-    def name(self, base: str) -> str:
-        return f"{self.tag}_{base}"
-
-    def module(self, base: str, source: str) -> str:
-        name = self.name(base)
-        (self.root / f"{name}.py").write_text(textwrap.dedent(source))
-        self.modules.append(name)
-        return name
-
-    def primitives(self, *prims: str) -> str:
-        """A module defining Primitive objects shared by several fake plugins."""
-        body = "from plugax.extend import Primitive\n" + "".join(
-            f"{p} = Primitive({p!r})\n" for p in prims)
-        return self.module("prims", body)
-
-    def dist(self, dist: str, version: str, entry_points: dict[str, str]) -> str:
-        """A `<dist>-<version>.dist-info`; entry_points maps entry name -> module."""
-        dist = self.name(dist)
-        info = self.root / f"{dist}-{version}.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-        (info / "entry_points.txt").write_text(
-            "[plugax]\n" + "".join(f"{self.name(ep)} = {mod}\n"
-                                   for ep, mod in entry_points.items()))
-        importlib.invalidate_caches()
-        return dist
-
-    def good(self, base: str, prim: str, prim_module: str, *, offset: int = 0,
-             overrides: bool = False, api=(1, 1), requires=()) -> str:
-        return self.module(base, GOOD_PLUGIN.format(
-            name=self.name(base), prim=prim, prim_module=prim_module, offset=offset,
-            overrides=overrides, api=tuple(api), requires=tuple(requires)))
-
-    def allow(self, *bases: str) -> None:
-        """Only these (fake) entry points load; the installed families stay out."""
-        self.mp.setenv("PLUGAX_LOAD_PLUGINS", ",".join(self.name(b) for b in bases))
-
-    def strict(self, on: bool) -> None:
-        if on:
-            self.mp.setenv("PLUGAX_STRICT_PLUGINS", "1")
-        else:
-            self.mp.delenv("PLUGAX_STRICT_PLUGINS", raising=False)
-
-    def load(self) -> Registry:
-        importlib.invalidate_caches()
-        reg = Registry()
-        reg.load_entry_points()
-        return reg
-
-    def record(self, reg: Registry, base: str):
-        return reg.records[self.name(base)]
-
-
-@pytest.fixture
-def dists(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delenv("PLUGAX_DISABLE_PLUGINS", raising=False)
-    fake = FakeDists(tmp_path, monkeypatch)
-    fake.strict(False)
-    try:
-        yield fake
-    finally:
-        monkeypatch.undo()
-        for name in fake.modules:
-            sys.modules.pop(name, None)
-        importlib.invalidate_caches()
-        plugax.registry.rebuild()  # the fresh registries overwrote the global tables
-        assert current_trace() is eval_trace
-
-
-def _load_quietly(fake: FakeDists) -> tuple[Registry, list[str]]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        reg = fake.load()
-    return reg, [str(w.message) for w in caught if issubclass(w.category, PluginWarning)]
+def _load_quietly(fake) -> tuple[Registry, list[str]]:
+    return fake.load_quietly()
 
 
 # --- discovery ------------------------------------------------------------------------

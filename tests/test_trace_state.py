@@ -198,7 +198,7 @@ def test_escaped_jaxpr_tracer_used_eagerly(toy):
     message = str(info.value)
     assert isinstance(info.value, TypeError)
     assert "primitive 'sin'" in message and "escaped" in message
-    assert f"created by JaxprTrace at {HERE}:{line}" in message
+    assert f"created by DynamicJaxprTrace at {HERE}:{line}" in message
     _assert_clean()
     assert float(toy.sin(np.float32(0.0))) == 0.0
 

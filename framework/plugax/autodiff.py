@@ -60,17 +60,18 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
     diff_mask = [ad_util.is_differentiable(a.dtype) for a in in_avals]
     unknown_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
     n_in = len(primals)
+    n_outs: list[int] = []  # not an attribute of f_jvp: f_jvp -> cell -> f_jvp is a cycle
 
     def f_jvp(*known_and_unknown: Any) -> list:
         primals_, unknowns = known_and_unknown[:n_in], iter(known_and_unknown[n_in:])
         tangents = [next(unknowns) if d else Zero(tangent_aval(a))
                     for d, a in zip(diff_mask, in_avals)]
         p_out, t_out = jvp_flat(fun, primals_, tangents)
-        f_jvp.n_out = len(p_out)
+        n_outs.append(len(p_out))
         return [*p_out, *t_out]
 
     outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals)
-    n_out = f_jvp.n_out
+    n_out = n_outs[-1]
     primals_out = outs[:n_out]
     return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
 

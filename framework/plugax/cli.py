@@ -1,7 +1,9 @@
 """The `plugax` command: inspect the loaded plugins, or run the demo.
 
-    plugax plugins [--json]   which plugins loaded (or why not), and which rules each primitive has
-    plugax demo               a short tour of the transformations
+    plugax plugins [--json]          which plugins loaded (or why not), and which rules each
+                                     primitive has
+    plugax new-plugin NAME [--dir D] a new plugin package (plugax-NAME) from the template
+    plugax demo                      a short tour of the transformations
 
 Everything printed here is read from the registry's records and the kernel's rule
 tables, so the output is exactly what `bind` will find at run time.
@@ -82,16 +84,34 @@ def print_plugins(data: dict[str, Any]) -> None:
                   for row in data["coverage"]]))
 
 
+def new_plugin(name: str, directory: str) -> int:
+    from .scaffold import render_plugin
+    try:
+        target = render_plugin(name, directory)
+    except (ValueError, FileExistsError) as err:
+        print(f"plugax new-plugin: {err}", file=sys.stderr)
+        return 1
+    files = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    print(f"created {target}:\n  " + "\n  ".join(files))
+    print(f"\nnext: pip install -e {target} && pytest {target / 'tests'}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="plugax", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     plugins = sub.add_parser("plugins", help="list plugins and the rules each primitive has")
     plugins.add_argument("--json", action="store_true", help="print the same data as JSON")
     sub.add_parser("demo", help="a short tour of the transformations")
+    new = sub.add_parser("new-plugin", help="generate a plugin package from the template")
+    new.add_argument("name", help="plugin name: entry point NAME, import package plugax_NAME")
+    new.add_argument("--dir", default=".", help="where to create plugax-NAME/ (default: .)")
     args = parser.parse_args(argv)
     if args.command == "demo":
         from .demo import main as demo_main
         return demo_main()
+    if args.command == "new-plugin":
+        return new_plugin(args.name, args.dir)
     data = collect()
     try:
         if args.json:

@@ -22,10 +22,13 @@ def _env_flag(name: str, default: bool = False) -> bool:
 class Config:
     """Flags read by the kernel. `update` is the only way to change them."""
 
-    _known = ("enable_x64",)
+    _known = ("enable_x64", "jit_cache_size")
 
     def __init__(self) -> None:
         self.enable_x64: bool = _env_flag("PLUGAX_ENABLE_X64")
+        # Traced-and-compiled signatures kept per jitted function (least recently used
+        # dropped first); env PLUGAX_JIT_CACHE_SIZE.
+        self.jit_cache_size: int = int(os.environ.get("PLUGAX_JIT_CACHE_SIZE", "4096"))
         self._listeners: list = []
 
     def update(self, name: str, value: Any) -> None:

@@ -1,10 +1,14 @@
 """custom_jvp and custom_vjp: user-supplied derivative rules for Python functions.
 
 The call is handed to the current trace (`process_custom_jvp_call` /
-`process_custom_vjp_call`): evaluation and staging just run the function, a JVP
-trace runs the user's rule instead, a batch trace batches function and rule
-together. For custom_vjp, the tangent is a `custom_lin` equation whose
-transpose calls the user's backward function; it has no forward-mode meaning.
+`process_custom_vjp_call`): evaluation just runs the function, a JVP trace runs
+the user's rule instead, a batch trace batches function and rule together. A
+jaxpr trace (jit, make_jaxpr) must not lose the rule, so it stages a
+`custom_jvp_call` / `custom_vjp_call` equation holding the traced function and
+the rule; their jvp/vmap rules below hand the call back to the trace that
+processes them, exactly as if the user's function had been called there. For
+custom_vjp, the tangent is a `custom_lin` equation whose transpose calls the
+user's backward function; it has no forward-mode meaning.
 """
 from __future__ import annotations
 
@@ -16,10 +20,12 @@ from .core import trace as core
 from .core.avals import ShapedArray
 from .errors import PlugaxError
 from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
+from .jaxpr.interpret import eval_jaxpr
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import PluginInfo, RuleSet
 
-__all__ = ["custom_jvp", "custom_vjp", "custom_lin_p", "kernel_plugin"]
+__all__ = ["custom_jvp", "custom_vjp", "custom_lin_p", "custom_jvp_call_p", "custom_vjp_call_p",
+           "kernel_plugin"]
 
 
 def _split_args(args: tuple, nondiff_argnums: tuple) -> tuple[list, list]:
@@ -84,6 +90,7 @@ class custom_jvp:
             out_tree.append(p_tree)
             return p_flat, t_flat
 
+        flat_fun.__name__ = getattr(self.fun, "__name__", "fun")
         outs = core.current_trace().process_custom_jvp_call(flat_fun, flat_jvp, flat)
         return tu.tree_unflatten(out_tree[-1], outs)
 
@@ -133,6 +140,7 @@ class custom_vjp:
                            if ct is None else tu.tree_leaves(ct))
             return leaves
 
+        flat_fun.__name__ = getattr(self.fun, "__name__", "fun")
         outs = core.current_trace().process_custom_vjp_call(flat_fun, flat_fwd, flat_bwd, flat)
         return tu.tree_unflatten(trees["out"], outs)
 
@@ -156,6 +164,63 @@ def _custom_lin_transpose(ctx, cts, *args, num_res, bwd, out_avals):
     return [None] * num_res + list(cts_in)
 
 
+# --- staged custom calls: what a jaxpr trace records for custom_jvp / custom_vjp ---
+custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
+custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
+
+
+def _call_jaxpr_fun(call_jaxpr):
+    return lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs)
+
+
+def _custom_call_impl(ctx, *args, call_jaxpr, **_):
+    from .core.array import Array
+    outs = eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
+    return [o._value for o in outs]
+
+
+def _custom_call_abstract_eval(ctx, *avals, call_jaxpr, **_):
+    return list(call_jaxpr.out_avals)
+
+
+def _custom_call_lowering(ctx, *args, call_jaxpr, **_):
+    return ctx.lower_jaxpr(call_jaxpr, *args)
+
+
+def _custom_jvp_call_jvp(ctx, primals, tangents, *, call_jaxpr, jvp, name):
+    p_out, t_out = jvp(list(primals), [instantiate(t) for t in tangents])
+    return list(p_out), list(t_out)
+
+
+def _custom_jvp_call_vmap(ctx, args, dims, *, call_jaxpr, jvp, name):
+    from .interpreters.batching import all_front, vmap_flat
+    fun = _call_jaxpr_fun(call_jaxpr)
+    outs = vmap_flat(lambda *xs: core.current_trace().process_custom_jvp_call(fun, jvp, xs),
+                     ctx.axis_size, dims, args, all_front())
+    return outs, [0] * len(outs)
+
+
+def _custom_vjp_call_jvp(ctx, primals, tangents, *, call_jaxpr, fwd, bwd, name):
+    from .interpreters.ad_util import tangent_aval
+    outs, res = fwd(*primals)
+    out_avals = tuple(tangent_aval(core.get_aval(o)) for o in outs)
+    t_out = custom_lin_p.bind(*res, *[instantiate(t) for t in tangents],
+                              num_res=len(res), bwd=bwd, out_avals=out_avals)
+    return list(outs), list(t_out)
+
+
+def _custom_vjp_call_vmap(ctx, args, dims, *, call_jaxpr, fwd, bwd, name):
+    from .interpreters.batching import all_front, vmap_flat
+    fun = _call_jaxpr_fun(call_jaxpr)
+    outs = vmap_flat(lambda *xs: core.current_trace().process_custom_vjp_call(fun, fwd, bwd, xs),
+                     ctx.axis_size, dims, args, all_front())
+    return outs, [0] * len(outs)
+
+
+def _custom_call_weak_type(weak_flags, *, call_jaxpr, **_):
+    return [a.weak_type for a in call_jaxpr.out_avals]
+
+
 class _KernelPlugin:
     """The kernel's own primitives, registered through the same plugin path as families."""
 
@@ -165,9 +230,16 @@ class _KernelPlugin:
 
     @hookimpl
     def plugax_primitive_rules(self) -> list:
+        common = dict(abstract_eval=_custom_call_abstract_eval, impl=_custom_call_impl,
+                      weak_type=_custom_call_weak_type,
+                      lowering={"default": _custom_call_lowering})
         return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
                         impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
-                        transpose=_custom_lin_transpose)]
+                        transpose=_custom_lin_transpose),
+                RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, vmap=_custom_jvp_call_vmap,
+                        **common),
+                RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, vmap=_custom_vjp_call_vmap,
+                        **common)]
 
 
 kernel_plugin = _KernelPlugin()

@@ -9,28 +9,55 @@ helper constructors. Names here follow the plugin API version
 from .core.avals import ShapedArray, get_aval
 from .core.array import Array
 from .core.rules import RuleContext
-from .core.trace import Primitive, bind, Tracer
+from .core.trace import Primitive, bind, Tracer, is_eager
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
 from .errors import ShapeError, PlugaxError, ConcretizationTypeError
 from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, instantiate,
                                    zeros_like_aval, add_tangents, tangent_aval)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
                                     move_batch_axis)
+from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
+                                        transpose_jaxpr, close_over_nothing)
+from .interpreters.partial_eval import PartialEvalTrace
+from .interpreters.staging import trace_to_jaxpr
+from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal
+from .jaxpr.interpret import eval_jaxpr
+from .jaxpr.check import typecheck_jaxpr
+from .lowering import LoweringRuleContext, lower_jaxpr_to_module
+from .api import flatten_fun
+from .core.trace import current_trace, eval_trace, user_frame
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import RuleSet, PluginInfo
-from .plugins.registry import plugin_api_version
+from .plugins.registry import plugin_api_version, registry as _registry
 from .plugins.helpers import (all_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
                               broadcasting_shape, same_dtypes)
 
 __all__ = [
-    "ShapedArray", "get_aval", "Array", "RuleContext", "Primitive", "bind", "Tracer",
+    "ShapedArray", "get_aval", "Array", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
     "canonicalize_dtype", "result_type", "promote_types", "short_name",
     "ShapeError", "PlugaxError", "ConcretizationTypeError",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
     "not_mapped", "moveaxis", "broadcast_batched", "bdim_at_front", "move_batch_axis",
+    "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
+    "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
+    "eval_jaxpr", "typecheck_jaxpr",
+    "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
+    "eval_trace", "user_frame", "runtime", "registry_version",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
     "all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
     "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape", "same_dtypes",
 ]
+
+
+def runtime():
+    """The jaxlib runtime module (`plugax.runtime`), imported on first use so that
+    `import plugax` never loads jaxlib."""
+    from . import runtime as rt
+    return rt
+
+
+def registry_version() -> int:
+    """Bumped whenever the set of plugins changes; caches of traced code key on it."""
+    return _registry.version

@@ -49,13 +49,15 @@ class Array:
             buf = object.__getattribute__(self, "_buf")
             if buf is not None:
                 value = np.asarray(buf)
+                if value.dtype == object:  # bfloat16 & co. have no buffer-protocol format
+                    value = buf._single_device_array_to_np_array_did_copy()[0]
                 self._value = value
                 return value
         raise AttributeError(f"'Array' object has no attribute '{name}'")
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype, self.weak_type)
+        return _array_aval(self)
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -138,7 +140,12 @@ def canonicalize_value(value: Any) -> Any:
 
 
 def from_impl_value(value: Any, weak_type: bool = False) -> Array:
-    """Wrap an impl rule's NumPy result as an Array with a canonical dtype."""
+    """Wrap an impl rule's NumPy result as an Array with a canonical dtype.
+
+    An impl that already returns an Array (a compiled call's device result)
+    keeps it, so device buffers are not copied back to the host."""
+    if type(value) is Array:
+        return value
     if not isinstance(value, (np.ndarray, np.generic)):
         value = np.asarray(value)
     return Array(canonicalize_value(value), weak_type)
@@ -157,4 +164,16 @@ def as_array(x: Any, dtype: Any = None) -> Array:
     return Array(value, weak)
 
 
-register_aval_handler(Array, lambda x: ShapedArray(x.shape, x.dtype, x.weak_type))
+def _array_aval(x: Array) -> ShapedArray:
+    """The aval of an Array, built without ShapedArray's normalisation: an Array's shape
+    is already a tuple of ints and its dtype a NumPy dtype (this runs for nearly every
+    operation under a transformation)."""
+    aval = _new_object(ShapedArray)
+    aval.shape = x.shape
+    aval.dtype = x.dtype
+    aval.weak_type = bool(x.weak_type)
+    return aval
+
+
+_new_object = object.__new__
+register_aval_handler(Array, _array_aval)

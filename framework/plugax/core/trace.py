@@ -22,12 +22,13 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import ConcretizationTypeError, PlugaxError, UnexpectedTracerError
-from .array import Array, canonicalize_value, from_impl_value
+from .array import _NON_CANONICAL, Array, canonicalize_value, from_impl_value
 from .avals import ShapedArray, get_aval
 from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
     weak_type_rules, missing_rule, all_weak
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
+           "is_eager",
            "set_current_trace", "new_trace_context", "user_frame"]
 
 
@@ -89,6 +90,15 @@ def current_trace() -> Trace:
     return _state.trace
 
 
+def is_eager() -> bool:
+    """Whether no transformation is running, so a bind would just run the impl rule.
+
+    Lets a plugin's eager fast path call its NumPy function directly (the same
+    one its impl rule calls) without the cost of a bind.
+    """
+    return _state.trace is eval_trace
+
+
 @contextmanager
 def set_current_trace(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for the block; always restored, also after an exception."""
@@ -117,11 +127,20 @@ def user_frame() -> str:
     """'file:line (function)' of the innermost frame outside plugax, for error messages."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = frame.f_code.co_filename.replace("\\", "/")
-        if not (name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name):
+        filename = frame.f_code.co_filename
+        internal = _internal_files.get(filename)
+        if internal is None:   # every trace calls this: classify each file only once
+            name = filename.replace("\\", "/")
+            internal = _internal_files[filename] = (
+                name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name)
+        if not internal:
+            name = filename.replace("\\", "/")
             return f"{name}:{frame.f_lineno} ({frame.f_code.co_name})"
         frame = frame.f_back
     return "<unknown>"
+
+
+_internal_files: dict[str, bool] = {}
 
 
 _KERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/")
@@ -205,6 +224,36 @@ class EvalTrace(Trace):
     """The bottom interpreter: runs each primitive's impl rule on concrete data."""
 
     def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
+        # Fast path, fused for the common eager case: every operand an Array, one
+        # output, the elementwise weak-type rule, and NumPy returning an ndarray.
+        # Anything else takes the general path below, which gives the same result.
+        vals, n_weak = [], 0
+        for x in args:
+            if type(x) is not Array:
+                return self._process_general(primitive, args, params)
+            vals.append(x._value)
+            if x.weak_type:
+                n_weak += 1
+        rule = impl_rules.get(primitive)
+        weak_rule = weak_type_rules.get(primitive)
+        if rule is None or weak_rule is None or primitive.multiple_results:
+            return self._process_general(primitive, args, params)
+        try:
+            out = rule(IMPL_CTX, *vals, **params)
+        except PlugaxError:
+            raise
+        except Exception as err:
+            raise _explain_impl_failure(primitive, vals, params, err) from err
+        if weak_rule is all_weak:
+            weak = n_weak > 0 and n_weak == len(args)
+        else:
+            weak = weak_rule([x.weak_type for x in args], **params)[0]
+        if type(out) is not np.ndarray or (out.dtype in _NON_CANONICAL
+                                           and not dtypes.config.enable_x64):
+            return from_impl_value(out, weak)
+        return Array(out, weak)
+
+    def _process_general(self, primitive: Primitive, args: tuple, params: dict) -> Any:
         vals, any_weak = [], False
         for x in args:
             if type(x) is Array:

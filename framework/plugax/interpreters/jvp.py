@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
-from ..core.avals import ShapedArray, get_aval
+from ..core.array import Array
+from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
 from .ad_util import Zero, instantiate, tangent_aval
 
@@ -27,9 +28,23 @@ class JVPTracer(core.Tracer):
     def aval(self) -> ShapedArray:
         return get_aval(self.primal)
 
+    # read on every operation by plugax.numpy's fast paths: skip building an aval
+    dtype = property(lambda self: _primal_aval_field(self.primal, "dtype"))
+    shape = property(lambda self: _primal_aval_field(self.primal, "shape"))
+    weak_type = property(lambda self: _primal_aval_field(self.primal, "weak_type"))
+
     def to_concrete_value(self) -> Any:
         p = self.primal
         return p.to_concrete_value() if isinstance(p, core.Tracer) else p
+
+
+def _primal_aval_field(primal: Any, name: str) -> Any:
+    if type(primal) is Array:
+        return getattr(primal, name)
+    return getattr(get_aval(primal), name)
+
+
+register_aval_handler(JVPTracer, lambda t: get_aval(t.primal))
 
 
 class JVPTrace(core.Trace):
@@ -37,7 +52,7 @@ class JVPTrace(core.Trace):
         self.created_at = core.user_frame()
 
     def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
-        if isinstance(x, JVPTracer) and x._trace is self:
+        if type(x) is JVPTracer and x._trace is self:
             return x.primal, x.tangent
         return x, Zero.from_value(x)
 
@@ -45,7 +60,7 @@ class JVPTrace(core.Trace):
         primals, tangents = [], []
         nonzero = False
         for x in args:
-            if isinstance(x, JVPTracer) and x._trace is self:
+            if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
                 tangents.append(x.tangent)
                 nonzero = nonzero or type(x.tangent) is not Zero

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import trace as core
 from ..core.array import Array
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule, \
     partial_eval_rules
 from ..errors import UnexpectedTracerError
@@ -59,6 +59,9 @@ class PartialEvalTracer(core.Tracer):
         return self._aval
 
 
+register_aval_handler(PartialEvalTracer, lambda t: t._aval)
+
+
 class PartialEvalTrace(core.Trace):
     def __init__(self) -> None:
         self.created_at = core.user_frame()
@@ -67,7 +70,7 @@ class PartialEvalTrace(core.Trace):
         return PartialEvalTracer(self, aval, LambdaBinding())
 
     def is_unknown(self, x: Any) -> bool:
-        return isinstance(x, PartialEvalTracer) and x._trace is self
+        return type(x) is PartialEvalTracer and x._trace is self
 
     def instantiate_const(self, x: Any) -> PartialEvalTracer:
         if self.is_unknown(x):
@@ -75,17 +78,29 @@ class PartialEvalTrace(core.Trace):
         return PartialEvalTracer(self, get_aval(x), ConstRecipe(x))
 
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
-        if not any(self.is_unknown(x) for x in args):
-            state = core._state
-            state.trace = self.parent
-            try:
-                return primitive.bind(*args, **params)
-            finally:
-                state.trace = self
+        for x in args:
+            if type(x) is PartialEvalTracer and x._trace is self:
+                break
+        else:
+            return self.bind_known(primitive, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
             return rule(self, *args, **params)
         return self.stage(primitive, args, params)
+
+    def bind_known(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        """Evaluate now, one level out: the known half of a partially evaluated primitive."""
+        parent = self.parent
+        if type(parent) is core.EvalTrace:
+            # the common case (grad outside any other transformation): evaluating needs
+            # no current-trace switch, since impl rules do not bind
+            return parent.process_primitive(primitive, args, params)
+        state = core._state
+        state.trace = self.parent
+        try:
+            return primitive.bind(*args, **params)
+        finally:
+            state.trace = self
 
     def stage(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
         """Record `primitive` as a staged equation whose outputs are unknown."""

@@ -83,8 +83,30 @@ class JaxprTrace(core.Trace):
         jaxpr = Jaxpr(list(self.constvars.values()), self.invars, self.eqns, outvars)
         return ClosedJaxpr(jaxpr, self.constvals)
 
+    def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
+        """Stage the call with its rule attached, so a later jvp still uses the rule."""
+        from ..custom_derivatives import custom_jvp_call_p
+        call_jaxpr, consts = self._trace_call(fun, args)
+        jvp_with_consts = _drop_consts(jvp, len(consts))
+        return self.process_primitive(custom_jvp_call_p, (*consts, *args), dict(
+            call_jaxpr=call_jaxpr, jvp=jvp_with_consts, name=_name_of(fun)))
+
+    def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
+        from ..custom_derivatives import custom_vjp_call_p
+        call_jaxpr, consts = self._trace_call(fun, args)
+        n = len(consts)
+        return self.process_primitive(custom_vjp_call_p, (*consts, *args), dict(
+            call_jaxpr=call_jaxpr, fwd=lambda *xs: fwd(*xs[n:]), bwd=_pad_cts(bwd, consts),
+            name=_name_of(fun)))
+
+    def _trace_call(self, fun, args: list) -> tuple[ClosedJaxpr, list]:
+        """Trace `fun`; closed-over values become leading inputs (constants of the call)."""
+        from .higher_order import close_over_nothing
+        closed = trace_to_jaxpr(fun, [get_aval(a) for a in args])
+        return ClosedJaxpr(close_over_nothing(closed.jaxpr), []), list(closed.consts)
+
     def describe(self) -> str:
-        return "JaxprTrace"
+        return "DynamicJaxprTrace"
 
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]],
@@ -95,3 +117,26 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]],
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         return trace.to_jaxpr(list(outs))
+
+
+def _name_of(fun: Any) -> str:
+    return getattr(fun, "__name__", "fun")
+
+
+def _drop_consts(jvp: Callable, n: int) -> Callable:
+    """The user's rule sees only its own arguments; closed-over values are constants."""
+    if n == 0:
+        return jvp
+    def rule(primals: list, tangents: list) -> tuple:
+        return jvp(primals[n:], tangents[n:])
+    return rule
+
+
+def _pad_cts(bwd: Callable, consts: list) -> Callable:
+    """Cotangents for closed-over constants are zero (they are not differentiated)."""
+    if not consts:
+        return bwd
+    from .ad_util import Zero, tangent_aval
+    def rule(res: list, cts: list) -> list:
+        return [Zero(tangent_aval(get_aval(c))) for c in consts] + list(bwd(res, cts))
+    return rule

@@ -18,45 +18,49 @@ __all__ = ["backward_pass"]
 
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
                   cts_out: Sequence[Any]) -> list:
-    """Cotangents for the `UndefPrimal` entries of `args` (Zero where none flowed)."""
-    primal_env: dict[int, Any] = {}
-    linear: set[int] = set()
+    """Cotangents for the `UndefPrimal` entries of `args` (Zero where none flowed).
+
+    The environments are keyed by the Var (and Literal) objects themselves, which
+    hash by identity: no id() calls on this hot path.
+    """
+    primal_env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
+    linear: set = set()
+    for v, val in zip(jaxpr.invars, args):
+        if type(val) is UndefPrimal:
+            linear.add(v)
+        else:
+            primal_env[v] = val
 
     def read_primal(x: Any) -> Any:
         if type(x) is Literal:
             return x.val
-        return UndefPrimal(x.aval) if id(x) in linear else primal_env[id(x)]
-
-    for v, val in zip(jaxpr.constvars, consts):
-        primal_env[id(v)] = val
-    for v, val in zip(jaxpr.invars, args):
-        if type(val) is UndefPrimal:
-            linear.add(id(v))
-        else:
-            primal_env[id(v)] = val
+        return UndefPrimal(x.aval) if x in linear else primal_env[x]
 
     linear_eqns = []
     for eqn in jaxpr.eqns:  # forward: evaluate what does not depend on the linear inputs
-        if any(type(x) is not Literal and id(x) in linear for x in eqn.invars):
-            linear.update(id(v) for v in eqn.outvars)
-            linear_eqns.append(eqn)
+        for x in eqn.invars:
+            if x in linear:   # a Literal never is
+                linear.update(eqn.outvars)
+                linear_eqns.append(eqn)
+                break
         else:
             outs = eqn.primitive.bind(*[read_primal(x) for x in eqn.invars], **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
-            for v, val in zip(eqn.outvars, outs):
-                primal_env[id(v)] = val
+            if not eqn.primitive.multiple_results:
+                outs = (outs,)
+            primal_env.update(zip(eqn.outvars, outs))
 
-    ct_env: dict[int, Any] = {}
+    ct_env: dict[Any, Any] = {}
 
     def write_ct(x: Any, ct: Any) -> None:
-        if ct is None or type(x) is Literal or id(x) not in linear:
+        if ct is None or x not in linear:
             return
-        ct_env[id(x)] = add_tangents(ct_env[id(x)], ct) if id(x) in ct_env else ct
+        prev = ct_env.get(x)
+        ct_env[x] = ct if prev is None else add_tangents(prev, ct)
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         write_ct(v, ct)
     for eqn in reversed(linear_eqns):
-        cts = [ct_env.pop(id(v), None) for v in eqn.outvars]
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
         if all(ct is None or type(ct) is Zero for ct in cts):
             continue
         rule = transpose_rules.get(eqn.primitive)
@@ -71,5 +75,5 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
         cts_in = rule(TRANSPOSE_CTX, ct_arg, *primals, **eqn.params)
         for x, ct in zip(eqn.invars, cts_in):
             write_ct(x, ct)
-    return [ct_env.get(id(v), Zero(tangent_aval(v.aval)))
+    return [ct_env[v] if v in ct_env else Zero(tangent_aval(v.aval))
             for v, a in zip(jaxpr.invars, args) if type(a) is UndefPrimal]

@@ -190,7 +190,8 @@ def _pp_param_value(v: Any, ctx: _Context) -> Doc:
 def _pp_params(params: dict, ctx: _Context) -> Doc:
     if not params:
         return concat([])
-    pairs = [text(f"{k}=") + _pp_param_value(params[k], ctx) for k in sorted(params)]
+    keys = sorted(params, key=lambda k: (k != "name", k))  # a call's name first, as JAX
+    pairs = [text(f"{k}=") + _pp_param_value(params[k], ctx) for k in keys]
     return group(concat([nest(2, concat([text("["), brk(""), join(brk(), pairs)])),
                          brk(""), text("]")]))
 

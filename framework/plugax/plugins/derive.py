@@ -2,7 +2,8 @@
 
 A plugin may describe a primitive as a composition of other primitives. Any
 rule it does not give is then obtained by running that composition under the
-corresponding interpreter: evaluation, abstract tracing, jvp, vmap. Reverse mode
+corresponding interpreter: evaluation, abstract tracing, jvp, vmap, lowering
+(the composition is traced to a jaxpr and that is lowered inline). Reverse mode
 needs nothing extra: linearizing the expansion only ever stages the *other*
 primitives, whose transpose rules already exist.
 """
@@ -50,6 +51,11 @@ def _derived_vmap(prim, expand, ctx, args, dims, **params):
     return (outs, [0] * len(outs)) if prim.multiple_results else (outs[0], 0)
 
 
+def _derived_lowering(prim, expand, ctx, *args, **params):
+    return ctx.lower_fun(lambda *xs: expand(*xs, **params), *args,
+                         multiple_results=prim.multiple_results)
+
+
 def derive_missing_rules(rulesets: list[RuleSet]) -> None:
     for rs in rulesets:
         if rs.expand is None:
@@ -64,3 +70,7 @@ def derive_missing_rules(rulesets: list[RuleSet]) -> None:
             if prim not in tables[kind]:
                 tables[kind][prim] = rule
                 R.rule_origin[(prim, kind)] = "derived"
+        if not any(prim in table for table in R.lowering_rules.values()):
+            R.lowering_rules.setdefault("default", {})[prim] = partial(_derived_lowering, prim,
+                                                                       expand)
+            R.rule_origin[(prim, "lowering:default")] = "derived"

@@ -108,11 +108,12 @@ def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
     """
     def jvp(ctx, primals, tangents, **params):
         ans = prim.bind(*primals, **params)
-        out = Zero.from_value(ans)
+        out = None   # no Zero is built unless every contribution is zero
         for fn, t in zip(partials, tangents):
             if fn is not None and type(t) is not Zero:
-                out = add_tangents(out, fn(t, ans, *primals, **params))
-        return ans, out
+                term = fn(t, ans, *primals, **params)
+                out = term if out is None else add_tangents(out, term)
+        return ans, Zero.from_value(ans) if out is None else out
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
 
@@ -151,8 +152,10 @@ def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | N
         # abstract_eval raise its ShapeError (it also accepts, e.g., select_n's
         # boolean predicate).
         first = args[0]
+        dtype, shape = first.dtype, first.shape
         for x in args[1:]:
-            if x.dtype != first.dtype or (x.shape != first.shape and x.ndim and first.ndim):
+            if (x.dtype is not dtype and x.dtype != dtype) or (
+                    x.shape != shape and x.ndim and first.ndim):
                 abstract_eval(ctx, *map(get_aval, args), **params)
                 break
         return impl(*args, **params)

@@ -24,7 +24,10 @@ _CLASSES = (Array, Tracer)
 
 
 def namespace_module(name: str) -> types.ModuleType:
-    """The module for namespace `name` ("numpy", "scipy.special"), created if needed."""
+    """The module for namespace `name` ("numpy", "scipy.special"), created if needed;
+    "plugax" is the top-level package itself (where `jit` goes)."""
+    if name == "plugax":
+        return sys.modules["plugax"]
     full = f"plugax.{name}"
     module = sys.modules.get(full)
     if module is None:

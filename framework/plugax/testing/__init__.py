@@ -12,13 +12,23 @@ Typical use in a family's tests::
     from plugax.testing import check_primitive, check_transpose
     check_primitive(sin_p, np.linspace(-2, 2, 6, dtype=np.float32))
     check_transpose(reduce_sum_p, x, linear_argnums=0, axes=(0,))
+
+Beyond those: `check_second_order` (the jvp rule is itself differentiable),
+`check_dtype_matrix` (every dtype is accepted correctly or rejected clearly),
+`Case` / `plugin_cases` (examples a plugin declares through its
+`plugax_test_cases` hook, run by any suite), and `register_check` (how a new
+transformation adds its own agreement check to every family's tests).
 """
 from .abstract_eval import check_abstract_eval
+from .cases import Case, check_case, declared_cases, plugin_cases
+from .dtype_matrix import DTYPES, check_dtype_matrix
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
                        TransposeMismatch)
 from .jvp import check_jvp
+from .lowering import LoweringMismatch, check_lowering, check_lowerings, has_lowering
 from .plugins import scoped_plugin, registry_restored
-from .suite import check_primitive
+from .second_order import check_second_order
+from .suite import DEFAULT_RULES, check_primitive, register_check
 from .transpose import check_transpose
 from .values import random_args_like, x64
 from .vmap import check_vmap, batch_placements
@@ -27,5 +37,7 @@ __all__ = [
     "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
     "x64", "random_args_like", "scoped_plugin", "registry_restored", "batch_placements",
     "RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
-    "TransposeMismatch",
+    "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
+    "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
 ]
+__all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering"]

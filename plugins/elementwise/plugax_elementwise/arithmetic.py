@@ -14,29 +14,30 @@ import numpy as np
 from plugax.extend import (Primitive, ShapedArray, defbroadcasting, deflinear, defvectorized,
                            get_aval, same_dtypes)
 
+from . import lowering as L
 from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
                      is_signed_or_float, numeric_dtype, type_error, zero_jvp)
 from .logic import eq_p, gt_p, lt_p
 from .selection import convert
 
 __all__ = ["add_p", "sub_p", "mul_p", "div_p", "rem_p", "neg_p", "sign_p", "abs_p", "max_p",
-           "min_p", "square_p", "integer_pow_p", "RULES"]
+           "min_p", "square_p", "integer_pow_p", "RULES", "FLOAT_IMPLS"]
 
 # --- add, sub, mul: linear ---------------------------------------------------
 add_p, sub_p, mul_p = Primitive("add"), Primitive("sub"), Primitive("mul")
 
 ADD = defbroadcasting(
-    add_p, np.add, dtype_rule=numeric_dtype(add_p),
+    add_p, np.add, dtype_rule=numeric_dtype(add_p), lowering=L.binary("add"),
     jvp=defjvp_bcast(add_p, lambda g, *_: g, lambda g, *_: g),
     transpose=binary_transpose(add_p, lambda ct, x, y: ct, lambda ct, x, y: ct))
 
 SUB = defbroadcasting(
-    sub_p, np.subtract, dtype_rule=numeric_dtype(sub_p),
+    sub_p, np.subtract, dtype_rule=numeric_dtype(sub_p), lowering=L.binary("subtract"),
     jvp=defjvp_bcast(sub_p, lambda g, *_: g, lambda g, *_: neg_p.bind(g)),
     transpose=binary_transpose(sub_p, lambda ct, x, y: ct, lambda ct, x, y: neg_p.bind(ct)))
 
 MUL = defbroadcasting(
-    mul_p, np.multiply, dtype_rule=numeric_dtype(mul_p),
+    mul_p, np.multiply, dtype_rule=numeric_dtype(mul_p), lowering=L.binary("multiply"),
     jvp=defjvp_bcast(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
                      lambda g, ans, x, y: mul_p.bind(x, g)),
     transpose=binary_transpose(mul_p, lambda ct, x, y: mul_p.bind(ct, y),
@@ -67,7 +68,7 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 DIV = defbroadcasting(
-    div_p, _div_impl, dtype_rule=numeric_dtype(div_p),
+    div_p, _div_impl, dtype_rule=numeric_dtype(div_p), lowering=L.binary("divide"),
     # d(x/y)/dy = -x/y**2 = -(x/y)/y
     jvp=defjvp_bcast(div_p, lambda g, ans, x, y: div_p.bind(g, y),
                      lambda g, ans, x, y: neg_p.bind(mul_p.bind(g, div_p.bind(ans, y)))),
@@ -75,7 +76,7 @@ DIV = defbroadcasting(
 
 # rem(x, y) = x - y * trunc(x / y), and trunc(x / y) = (x - rem) / y.
 REM = defbroadcasting(
-    rem_p, _rem_impl, dtype_rule=numeric_dtype(rem_p),
+    rem_p, _rem_impl, dtype_rule=numeric_dtype(rem_p), lowering=L.binary("remainder"),
     jvp=defjvp_bcast(rem_p, lambda g, *_: g,
                      lambda g, ans, x, y: neg_p.bind(
                          mul_p.bind(g, div_p.bind(sub_p.bind(x, ans), y)))))
@@ -90,12 +91,14 @@ def _neg_transpose(ctx, ct, x):
 
 
 NEG = defvectorized(neg_p, np.negative, dtype_rule=numeric_dtype(neg_p), jvp=deflinear(neg_p),
-                    transpose=_neg_transpose)
-SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=zero_jvp(sign_p))
+                    transpose=_neg_transpose, lowering=L.unary("negate"))
+SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=zero_jvp(sign_p),
+                     lowering=L.sign)
 ABS = defvectorized(
     abs_p, np.abs, dtype_rule=same_dtypes(abs_p, is_signed_or_float,
                                           "a signed integer or floating-point dtype"),
-    jvp=defjvp_bcast(abs_p, lambda g, ans, x: mul_p.bind(g, sign_p.bind(x))))
+    jvp=defjvp_bcast(abs_p, lambda g, ans, x: mul_p.bind(g, sign_p.bind(x))),
+    lowering=L.unary("abs"))
 
 
 # --- max, min: the tangent follows the larger (smaller) operand, halved at ties ------
@@ -110,22 +113,22 @@ def _share(x, y, wins: Primitive):
     return add_p.bind(won, mul_p.bind(tied, const(x, 0.5)))
 
 
-def _defminmax(prim: Primitive, impl, wins: Primitive):
+def _defminmax(prim: Primitive, impl, wins: Primitive, op: str):
     return defbroadcasting(
-        prim, impl, dtype_rule=any_dtype(prim),
+        prim, impl, dtype_rule=any_dtype(prim), lowering=L.binary(op),
         jvp=defjvp_bcast(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins)),
                          lambda g, ans, x, y: mul_p.bind(g, _share(y, x, wins))))
 
 
-MAX = _defminmax(max_p, np.maximum, gt_p)
-MIN = _defminmax(min_p, np.minimum, lt_p)
+MAX = _defminmax(max_p, np.maximum, gt_p, "maximum")
+MIN = _defminmax(min_p, np.minimum, lt_p, "minimum")
 
 
 # --- square, integer_pow[y] -----------------------------------------------------------
 square_p, integer_pow_p = Primitive("square"), Primitive("integer_pow")
 
 SQUARE = defvectorized(
-    square_p, np.square, dtype_rule=numeric_dtype(square_p),
+    square_p, np.square, dtype_rule=numeric_dtype(square_p), lowering=L.square,
     jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(const(x, 2), x))))
 
 
@@ -157,7 +160,14 @@ def _integer_pow_jvp(ctx, primals, tangents, *, y: int):
 
 
 INTEGER_POW = defvectorized(integer_pow_p, lambda x, *, y: np.power(x, y),
-                            dtype_rule=_integer_pow_dtype, jvp=_integer_pow_jvp)
+                            dtype_rule=_integer_pow_dtype, jvp=_integer_pow_jvp,
+                            lowering=L.integer_pow)
 
 RULES = [ADD, SUB, MUL, DIV, REM, NEG, SIGN, ABS, MAX, MIN, SQUARE, INTEGER_POW]
+
+# The NumPy function each impl rule above calls for floating-point operands of one
+# dtype and shape: plugax.numpy's eager fast path calls it without a bind.
+FLOAT_IMPLS = {add_p: np.add, sub_p: np.subtract, mul_p: np.multiply, div_p: np.divide,
+               max_p: np.maximum, min_p: np.minimum, neg_p: np.negative,
+               square_p: np.square}
 

@@ -13,8 +13,8 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Zero, defjvp, get_aval,
-                           is_undefined_primal, same_dtypes)
+from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, Zero, defjvp,
+                           get_aval, is_undefined_primal, same_dtypes)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
@@ -82,6 +82,11 @@ def zeros_like(x: Any) -> Any:
     return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
 
 
+def _shape(x: Any) -> tuple:
+    """x's shape; Arrays and tracers have it as an attribute (no aval to build)."""
+    return x.shape if type(x) is Array or isinstance(x, Tracer) else get_aval(x).shape
+
+
 def match_shape(t: Any, like: Any) -> Any:
     """Broadcast a rank-0 tangent contribution to the output's shape.
 
@@ -89,8 +94,8 @@ def match_shape(t: Any, like: Any) -> Any:
     involves only the rank-0 operand (e.g. `g` alone) is then smaller than the
     output it stands for.
     """
-    shape = get_aval(like).shape
-    if get_aval(t).shape == shape:
+    shape = _shape(like)
+    if _shape(t) == shape:
         return t
     return lax.broadcast_in_dim(t, shape, ())
 

@@ -3,7 +3,10 @@
 Speed: `sin(x) + y` on small arrays is mostly Python overhead, so each function
 first tries a fast path: when the operands are Arrays (or tracers) of one
 (dtype, weak_type, shape) that the primitive accepts as is, it binds the
-primitive straight away. Everything else (scalars, mixed dtypes, broadcasting,
+primitive straight away; and when, moreover, no transformation is running
+(`is_eager()`) and the dtype is a float that is canonical with or without x64,
+it calls the NumPy function the impl rule would call (`FLOAT_IMPLS`) and wraps
+the result itself, skipping the bind. Everything else (scalars, mixed dtypes, broadcasting,
 bool special cases) takes the general path through `promote.promote_args`.
 The operators in methods.py are built by the same factories.
 """
@@ -15,7 +18,7 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import Array, Primitive, Tracer, get_aval
+from plugax.extend import Array, Primitive, Tracer, get_aval, is_eager
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import FLOATS, const, zeros_like
@@ -31,6 +34,9 @@ SIGNED_OR_FLOAT = frozenset(d for d in ALL if d.kind == "i") | FLOATS
 BOOL = frozenset({dtypes.bool_})
 _SCALARS = (bool, int, float, complex)
 _PY_NUMBERS = (int, float)
+# floats whose NumPy results need no canonicalisation, whatever enable_x64 says
+EAGER_FLOATS = FLOATS - {dtypes.float64}
+_EAGER_IMPLS = {**A.FLOAT_IMPLS, **T.FLOAT_IMPLS}
 
 
 def is_operand(x: Any) -> bool:
@@ -61,13 +67,18 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
     of one type whose dtype is in `ok`, or one is a Python scalar that adopts the other's
     dtype; else `general(x1, x2)`. `defer=True` makes the operator variant:
     NotImplemented for operands it does not know."""
+    impl = _EAGER_IMPLS.get(prim)
+    eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
+
     def fn(x1: Any, x2: Any, /) -> Any:
         t1, t2 = type(x1), type(x2)
         if t1 is t2:
             if t1 is Array:
                 d = x1.dtype
-                if d in ok and d == x2.dtype and x1.weak_type == x2.weak_type \
-                        and x1.shape == x2.shape:
+                if (d is x2.dtype or d == x2.dtype) and d in ok \
+                        and x1.weak_type == x2.weak_type and x1.shape == x2.shape:
+                    if d in eager_ok and is_eager():
+                        return Array(impl(x1._value, x2._value), x1.weak_type)
                     return prim.bind(x1, x2)
             elif isinstance(x1, Tracer):
                 a = x1.aval
@@ -91,8 +102,17 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
 def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:
     """NumPy unary function `name`: `prim.bind(x)` when x is an Array or tracer with a
     dtype in `ok`, else `general(x)`."""
+    impl = _EAGER_IMPLS.get(prim)
+    eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
+
     def fn(x: Any, /) -> Any:
-        if (type(x) is Array or isinstance(x, Tracer)) and x.dtype in ok:
+        if type(x) is Array:
+            d = x.dtype
+            if d in eager_ok and is_eager():
+                return Array(impl(x._value), x.weak_type)
+            if d in ok:
+                return prim.bind(x)
+        elif isinstance(x, Tracer) and x.dtype in ok:
             return prim.bind(x)
         return general(x)
     fn.__name__ = fn.__qualname__ = name

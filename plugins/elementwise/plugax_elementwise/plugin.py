@@ -37,3 +37,9 @@ def plugax_frontend() -> dict:
 @hookimpl
 def plugax_array_methods() -> dict:
     return METHODS
+
+
+@hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()

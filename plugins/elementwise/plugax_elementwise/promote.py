@@ -105,8 +105,28 @@ def _convert(fn_name: str, x: Any, dtype: np.dtype, weak: bool) -> Any:
     return convert(x, dtype, weak)   # a no-op for arrays and tracers of that type
 
 
+def _one_type(args: tuple) -> np.dtype | None:
+    """The dtype of arguments that are all Arrays (or all tracers) of one (dtype, weak
+    type), else None: the common case, which needs no promotion at all."""
+    first = args[0]
+    t = type(first)
+    if t is Array:
+        dtype, weak = first.dtype, first.weak_type
+        for x in args[1:]:
+            if type(x) is not Array or x.dtype != dtype or x.weak_type != weak:
+                return None
+        return dtype
+    return None
+
+
 def promote_dtypes(fn_name: str, *args: Any, category: str | None = None) -> list:
     """The arguments converted to their common dtype (see the module docstring)."""
+    if args:
+        same = _one_type(args)
+        if same is not None and (category is None or (
+                category == "inexact" and dtypes.issubdtype_inexact(same)) or (
+                category == "numeric" and same != dtypes.bool_)):
+            return list(args)
     dtype, weak = result_type(fn_name, args, category)
     return [_convert(fn_name, x, dtype, weak) for x in args]
 
@@ -116,15 +136,30 @@ def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> lis
     shapes = [_operand_type(fn_name, i, x)[2] for i, x in enumerate(args)]
     if len({s for s in shapes if s or not keep_scalars}) <= 1:
         return list(args)    # nothing to do: one shape, apart from rank-0 operands
-    try:
-        out_shape = np.broadcast_shapes(*shapes)
-    except ValueError:
+    out_shape = _broadcast_shapes(shapes)
+    if out_shape is None:
         raise BroadcastError(f"{fn_name}: operands could not be broadcast together with "
-                             f"shapes {' '.join(map(str, shapes))}") from None
+                             f"shapes {' '.join(map(str, shapes))}")
     out_nd = len(out_shape)
     return [x if shape == out_shape or (keep_scalars and shape == ())
             else lax.broadcast_in_dim(x, out_shape, tuple(range(out_nd - len(shape), out_nd)))
             for x, shape in zip(args, shapes)]
+
+
+def _broadcast_shapes(shapes: list) -> tuple | None:
+    """NumPy's broadcast of `shapes` (None if they do not broadcast); a plain loop,
+    several times cheaper than np.broadcast_shapes for the few small shapes seen here."""
+    out_nd = max(len(s) for s in shapes)
+    out = [1] * out_nd
+    for shape in shapes:
+        offset = out_nd - len(shape)
+        for i, d in enumerate(shape):
+            o = out[offset + i]
+            if o == 1:
+                out[offset + i] = d
+            elif d != 1 and d != o:
+                return None
+    return tuple(out)
 
 
 def promote_args(fn_name: str, *args: Any, category: str | None = None,

@@ -17,6 +17,7 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, defbroadcasting, defvectorized,
                            get_aval)
 
+from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p
 from .common import FLOATS, const, defjvp_bcast, float_dtype, type_error, zeros_like
 from .logic import eq_p
@@ -25,7 +26,7 @@ from .selection import convert, select_n_p
 __all__ = ["sqrt_p", "rsqrt_p", "cbrt_p", "exp_p", "exp2_p", "log_p", "log1p_p", "expm1_p",
            "sin_p", "cos_p", "tan_p", "asin_p", "acos_p", "atan_p", "atan2_p", "sinh_p",
            "cosh_p", "tanh_p", "asinh_p", "acosh_p", "atanh_p", "logistic_p", "pow_p",
-           "RULES"]
+           "RULES", "FLOAT_IMPLS"]
 
 mul, add, sub, div, neg = mul_p.bind, add_p.bind, sub_p.bind, div_p.bind, neg_p.bind
 
@@ -69,6 +70,19 @@ _UNARY: list[tuple[str, Callable, Callable]] = [
     ("logistic", _logistic, lambda ans, x: mul(ans, sub(const(x, 1), ans))),
 ]
 
+# how each lowers: the StableHLO op of that name, a CHLO op where StableHLO has none
+_LOWERING = {
+    "sqrt": L.unary("sqrt"), "rsqrt": L.unary("rsqrt"), "cbrt": L.unary("cbrt"),
+    "exp": L.unary("exponential"), "exp2": L.exp2, "log": L.unary("log"),
+    "log1p": L.unary("log_plus_one"), "expm1": L.unary("exponential_minus_one"),
+    "sin": L.unary("sine"), "cos": L.unary("cosine"), "tan": L.unary("tan", "chlo"),
+    "asin": L.unary("asin", "chlo"), "acos": L.unary("acos", "chlo"),
+    "atan": L.unary("atan", "chlo"), "sinh": L.unary("sinh", "chlo"),
+    "cosh": L.unary("cosh", "chlo"), "tanh": L.unary("tanh"),
+    "asinh": L.unary("asinh", "chlo"), "acosh": L.unary("acosh", "chlo"),
+    "atanh": L.unary("atanh", "chlo"), "logistic": L.unary("logistic"),
+}
+
 _PRIMS = {name: Primitive(name) for name, _, _ in _UNARY}
 (sqrt_p, rsqrt_p, cbrt_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, sin_p, cos_p, tan_p, asin_p,
  acos_p, atan_p, sinh_p, cosh_p, tanh_p, asinh_p, acosh_p, atanh_p, logistic_p) = _PRIMS.values()
@@ -76,10 +90,13 @@ _PRIMS = {name: Primitive(name) for name, _, _ in _UNARY}
 
 def _unary_rules(prim: Primitive, impl: Callable, derivative: Callable) -> RuleSet:
     return defvectorized(prim, impl, dtype_rule=float_dtype(prim),
-                         jvp=defjvp_bcast(prim, lambda g, ans, x: mul(g, derivative(ans, x))))
+                         jvp=defjvp_bcast(prim, lambda g, ans, x: mul(g, derivative(ans, x))),
+                         lowering=_LOWERING[prim.name])
 
 
 UNARY = [_unary_rules(_PRIMS[name], impl, d) for name, impl, d in _UNARY]
+# the impl of each unary primitive, for plugax.numpy's eager fast path
+FLOAT_IMPLS = {_PRIMS[name]: impl for name, impl, _ in _UNARY}
 
 
 # --- atan2(x, y): the angle of the point (y, x) ------------------------------------
@@ -92,7 +109,7 @@ def _atan2_scale(x: Any, y: Any) -> Any:
 
 
 ATAN2 = defbroadcasting(
-    atan2_p, np.arctan2, dtype_rule=float_dtype(atan2_p),
+    atan2_p, np.arctan2, dtype_rule=float_dtype(atan2_p), lowering=L.binary("atan2"),
     jvp=defjvp_bcast(atan2_p, lambda g, ans, x, y: mul(g, div(y, _atan2_scale(x, y))),
                      lambda g, ans, x, y: mul(g, div(neg(x), _atan2_scale(x, y)))))
 
@@ -128,7 +145,7 @@ def _pow_dy(g, ans, x, y):
     return mul(g, mul(ans, log_p.bind(safe_x)))
 
 
-POW = defbroadcasting(pow_p, _pow_impl, dtype_rule=_pow_dtype,
+POW = defbroadcasting(pow_p, _pow_impl, dtype_rule=_pow_dtype, lowering=L.pow_,
                       jvp=defjvp_bcast(pow_p, _pow_dx, _pow_dy))
 
 RULES = [*UNARY, ATAN2, POW]

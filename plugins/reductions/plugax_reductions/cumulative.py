@@ -17,6 +17,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, deflinea
                            is_undefined_primal)
 
 from ._common import NUMBER, REAL, dtype_check, highest, lowest, scalar_like, shape_error
+from .lowering import scan_lowering
 
 cumsum_p = Primitive("cumsum")
 cumprod_p = Primitive("cumprod")
@@ -25,7 +26,7 @@ cummin_p = Primitive("cummin")
 
 
 def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: tuple, jvp: Callable,
-                  transpose: Callable | None = None) -> RuleSet:
+                  transpose: Callable | None = None, lowering: Callable | None = None) -> RuleSet:
     """RuleSet of `ufunc.accumulate` along `axis`, from the end when `reverse`."""
     def impl(ctx, x, *, axis, reverse):
         if not accepts[0](x.dtype):  # eager binds skip abstract_eval; the kernel turns this
@@ -47,7 +48,8 @@ def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: tuple, jvp: Call
         return prim.bind(args[0], axis=axis + (axis >= d), reverse=reverse), d
 
     return RuleSet(primitive=prim, impl=impl, abstract_eval=abstract_eval, jvp=jvp,
-                   vmap=vmap, transpose=transpose, weak_type=lambda flags, **_: [flags[0]])
+                   vmap=vmap, transpose=transpose, weak_type=lambda flags, **_: [flags[0]],
+                   lowering={"default": lowering} if lowering else {})
 
 
 def _cumsum_transpose(ctx, ct, x, *, axis, reverse):
@@ -100,13 +102,14 @@ def _scan_jvp(prim: Primitive, combine: str, identity: Callable) -> Callable:
 
 RULES = [
     defcumulative(cumsum_p, np.add, accepts=NUMBER, jvp=deflinear(cumsum_p),
-                  transpose=_cumsum_transpose),
+                  transpose=_cumsum_transpose, lowering=scan_lowering("sum")),
     defcumulative(cumprod_p, np.multiply, accepts=NUMBER,
-                  jvp=_scan_jvp(cumprod_p, "mul", lambda dtype: 1)),
+                  jvp=_scan_jvp(cumprod_p, "mul", lambda dtype: 1),
+                  lowering=scan_lowering("prod")),
     defcumulative(cummax_p, np.maximum, accepts=REAL,
-                  jvp=_scan_jvp(cummax_p, "max", lowest)),
+                  jvp=_scan_jvp(cummax_p, "max", lowest), lowering=scan_lowering("max")),
     defcumulative(cummin_p, np.minimum, accepts=REAL,
-                  jvp=_scan_jvp(cummin_p, "min", highest)),
+                  jvp=_scan_jvp(cummin_p, "min", highest), lowering=scan_lowering("min")),
 ]
 
 

@@ -16,6 +16,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonica
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
                       lowest, scalar_like, shape_error)
+from .lowering import arg_lowering, fold_lowering
 
 reduce_sum_p = Primitive("reduce_sum")
 reduce_prod_p = Primitive("reduce_prod")
@@ -48,7 +49,8 @@ def _zero_jvp(prim: Primitive) -> Callable:
 
 def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callable,
                  transpose: Callable | None = None, out_dtype: Callable | None = None,
-                 extra_check: Callable | None = None) -> RuleSet:
+                 extra_check: Callable | None = None,
+                 lowering: Callable | None = None) -> RuleSet:
     """RuleSet of a reduction `impl(x, axes=..., **params)` over the operand's `axes`.
 
     The result keeps the operand's dtype and weak type unless `out_dtype(**params)`
@@ -77,7 +79,7 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
     weak = (lambda flags, **_: [flags[0]]) if out_dtype is None else (lambda flags, **_: [False])
     return RuleSet(primitive=prim, impl=checked_impl,
                    abstract_eval=abstract_eval, jvp=jvp, vmap=vmap, transpose=transpose,
-                   weak_type=weak)
+                   weak_type=weak, lowering={"default": lowering} if lowering else {})
 
 
 # --- reduce_sum: linear; its transpose broadcasts the cotangent back ------------------
@@ -173,21 +175,24 @@ _index_dtype = lambda *, index_dtype: index_dtype  # noqa: E731
 
 RULES = [
     defreduction(reduce_sum_p, lambda x, *, axes: np.add.reduce(x, axes, x.dtype),
-                 accepts=NUMBER, jvp=deflinear(reduce_sum_p), transpose=_reduce_sum_transpose),
+                 accepts=NUMBER, jvp=deflinear(reduce_sum_p), transpose=_reduce_sum_transpose,
+                 lowering=fold_lowering("sum")),
     defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
-                 accepts=NUMBER, jvp=_reduce_prod_jvp),
+                 accepts=NUMBER, jvp=_reduce_prod_jvp, lowering=fold_lowering("prod")),
     defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL,
-                 jvp=_chooser_jvp(reduce_max_p)),
+                 jvp=_chooser_jvp(reduce_max_p), lowering=fold_lowering("max")),
     defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL,
-                 jvp=_chooser_jvp(reduce_min_p)),
+                 jvp=_chooser_jvp(reduce_min_p), lowering=fold_lowering("min")),
     defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=LOGICAL,
-                 jvp=_zero_jvp(reduce_and_p)),
+                 jvp=_zero_jvp(reduce_and_p), lowering=fold_lowering("and")),
     defreduction(reduce_or_p, _folded(np.bitwise_or, _NONE), accepts=LOGICAL,
-                 jvp=_zero_jvp(reduce_or_p)),
+                 jvp=_zero_jvp(reduce_or_p), lowering=fold_lowering("or")),
     defreduction(argmax_p, _arg_impl(np.argmax), accepts=REAL, jvp=_zero_jvp(argmax_p),
-                 out_dtype=_index_dtype, extra_check=_arg_check(argmax_p)),
+                 out_dtype=_index_dtype, extra_check=_arg_check(argmax_p),
+                 lowering=arg_lowering("GT")),
     defreduction(argmin_p, _arg_impl(np.argmin), accepts=REAL, jvp=_zero_jvp(argmin_p),
-                 out_dtype=_index_dtype, extra_check=_arg_check(argmin_p)),
+                 out_dtype=_index_dtype, extra_check=_arg_check(argmin_p),
+                 lowering=arg_lowering("LT")),
 ]
 
 

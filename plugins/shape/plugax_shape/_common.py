@@ -16,7 +16,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, br
                            deflinear, instantiate, is_undefined_primal, moveaxis)
 
 __all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
-           "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front"]
+           "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front", "lowering_of"]
 
 
 def _shown(avals: Sequence[ShapedArray]) -> str:
@@ -65,7 +65,14 @@ def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
     return RuleSet(primitive=prim,
                    impl=checked(lambda ctx, x, **params: impl(x, **params), abstract_eval),
                    abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
-                   transpose=transpose, weak_type=lambda flags, **params: [flags[0]])
+                   transpose=transpose, weak_type=lambda flags, **params: [flags[0]],
+                   lowering=lowering_of(prim))
+
+
+def lowering_of(prim: Primitive) -> dict[str, Callable]:
+    """The RuleSet `lowering` entry of `prim` (platform-independent, from lowering.py)."""
+    from .lowering import LOWERINGS
+    return {"default": LOWERINGS[prim.name]}
 
 
 def checked(impl: Callable, abstract_eval: Callable) -> Callable:
@@ -76,8 +83,8 @@ def checked(impl: Callable, abstract_eval: Callable) -> Callable:
     internals; the shape rules are cheap next to the NumPy work.
     """
     def checked_impl(ctx, *args, **params):
-        abstract_eval(ctx, *[ShapedArray(np.shape(a), np.asarray(a).dtype) for a in args],
-                      **params)
+        # impl operands are NumPy arrays or scalars: both have shape and dtype
+        abstract_eval(ctx, *[ShapedArray(a.shape, a.dtype) for a in args], **params)
         return impl(ctx, *args, **params)
     checked_impl.__name__ = getattr(impl, "__name__", "impl")
     return checked_impl

@@ -17,7 +17,8 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
                            is_undefined_primal, moveaxis)
 
-from ._common import checked, index_dtype_ok, linear_jvp, shape_error, to_front, zeros
+from ._common import (checked, index_dtype_ok, linear_jvp, lowering_of, shape_error, to_front,
+                      zeros)
 
 iota_p = Primitive("iota")
 gather_p = Primitive("gather")
@@ -191,16 +192,16 @@ RULES = [
     # iota has no operands, so no transformation ever reaches a jvp or vmap rule of it;
     # the jvp rule only documents that its output has no tangent.
     RuleSet(primitive=iota_p, impl=checked(_iota_impl, _iota_abstract_eval),
-            abstract_eval=_iota_abstract_eval, jvp=_no_tangent),
+            abstract_eval=_iota_abstract_eval, jvp=_no_tangent, lowering=lowering_of(iota_p)),
     RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval),
             abstract_eval=_gather_abstract_eval,
             jvp=linear_jvp(gather_p, [0]), vmap=_gather_vmap, transpose=_gather_transpose,
-            weak_type=lambda flags, **_: [flags[0]]),
+            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(gather_p)),
     RuleSet(primitive=scatter_add_p,
             impl=checked(_scatter_add_impl, _scatter_add_abstract_eval),
             abstract_eval=_scatter_add_abstract_eval, jvp=linear_jvp(scatter_add_p, [0, 2]),
             vmap=_scatter_add_vmap, transpose=_scatter_add_transpose,
-            weak_type=lambda flags, **_: [flags[0]]),
+            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(scatter_add_p)),
 ]
 
 LAX = {"iota": iota, "broadcasted_iota": broadcasted_iota, "gather": gather,

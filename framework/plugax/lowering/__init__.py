@@ -1,0 +1,13 @@
+"""Lowering: jaxprs to StableHLO text that XLA compiles.
+
+Plugins contribute one lowering rule per primitive (`RuleSet.lowering`,
+``{platform: rule}``); `context.py` documents what a rule receives. The rule
+tables are filled by the registry like every other rule kind; this package
+imports jaxlib's MLIR bindings only when something is lowered.
+"""
+from .context import LoweringRuleContext, ModuleContext
+from .lower import LoweredModule, call_function, jaxpr_subcomp, lower_jaxpr_to_module, \
+    lowering_rule
+
+__all__ = ["LoweringRuleContext", "ModuleContext", "LoweredModule", "lower_jaxpr_to_module",
+           "jaxpr_subcomp", "call_function", "lowering_rule"]

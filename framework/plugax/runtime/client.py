@@ -1,0 +1,119 @@
+"""The PJRT client and host-to-device transfers.
+
+Why a subclass of jaxlib's `SingleDeviceSharding`: jaxlib's transfer and
+result-handler functions expect a sharding object that behaves like JAX's
+Python sharding classes (a `memory_kind`, an `_internal_device_list`, an
+`_to_xla_hlo_sharding` method). We only ever place a whole array on one
+device, so replication is the whole story.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..core.array import Array
+from ..core.avals import ShapedArray
+from ..errors import PlugaxError
+
+__all__ = ["Backend", "backend", "device_put", "to_device"]
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep PJRT's start-up chatter quiet
+
+from jaxlib import xla_client as xc  # noqa: E402  (after the logging setting)
+
+
+class _Sharding(xc.SingleDeviceSharding):
+    memory_kind = None
+
+    def __init__(self, device: Any):
+        super().__init__(device)
+        self._devices = xc.DeviceList((device,))
+
+    @property
+    def _internal_device_list(self) -> Any:
+        return self._devices
+
+    def _to_xla_hlo_sharding(self, ndim: int) -> Any:
+        return xc.HloSharding.replicate()
+
+
+class Backend:
+    """A PJRT client with its default device and the sharding objects jaxlib wants."""
+
+    def __init__(self, platform: str):
+        self.client = _make_client(platform)
+        self.platform = self.client.platform
+        self.device = self.client.devices()[0]
+        self.device_list = xc.DeviceList((self.device,))
+        self.sharding = _Sharding(self.device)
+
+    def result_handler(self, aval: ShapedArray) -> Any:
+        return xc.array_result_handler(aval, self.sharding, True, _skip_checks=True)
+
+    def compile_options(self) -> Any:
+        return xc.CompileOptions()
+
+
+def _make_client(platform: str) -> Any:
+    if platform == "cpu":
+        return xc.make_cpu_client()
+    if platform in ("cuda", "gpu", "rocm"):
+        return _make_plugin_client(platform)
+    raise PlugaxError(f"PLUGAX_PLATFORM={platform!r} is not a platform plugax knows; "
+                      f"use 'cpu' or 'cuda'")
+
+
+def _make_plugin_client(platform: str) -> Any:
+    """A GPU client from an installed PJRT plugin (e.g. `pip install jax-cuda12-pjrt`)."""
+    import glob
+    import importlib.util
+    for package in ("jax_plugins.xla_cuda13", "jax_plugins.xla_cuda12"):
+        try:
+            spec = importlib.util.find_spec(package)
+        except ModuleNotFoundError:
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        libraries = glob.glob(os.path.join(spec.submodule_search_locations[0], "*.so"))
+        if libraries:
+            name = "cuda"
+            xc.load_pjrt_plugin_dynamically(name, libraries[0])
+            return xc.make_c_api_client(name, {}, None)
+    raise PlugaxError(f"PLUGAX_PLATFORM={platform} but no GPU PJRT plugin is installed "
+                      f"(pip install jax-cuda12-pjrt); unset PLUGAX_PLATFORM to use the CPU")
+
+
+_backend: Backend | None = None
+_lock = threading.Lock()
+
+
+def backend() -> Backend:
+    """The process-wide backend, made on first use (platform from PLUGAX_PLATFORM, default cpu)."""
+    global _backend
+    if _backend is None:
+        with _lock:
+            if _backend is None:
+                _backend = Backend(os.environ.get("PLUGAX_PLATFORM", "cpu").lower())
+    return _backend
+
+
+def device_put(value: np.ndarray, aval: ShapedArray) -> Any:
+    """Copy a host value to the device; returns a jaxlib buffer."""
+    b = backend()
+    return xc.batched_device_put(aval, b.sharding, [value], [b.device], True, False,
+                                 enable_x64=dtypes.config.enable_x64)
+
+
+def to_device(x: Array) -> Any:
+    """The device buffer of an Array, transferring (once) if it only lives on the host."""
+    buf = x._buf
+    if buf is None:
+        value = np.asarray(x._value)
+        if value.dtype == dtypes.float0:
+            value = np.zeros(value.shape, np.bool_)
+        buf = x._buf = device_put(value, x.aval)
+    return buf

@@ -1,0 +1,132 @@
+"""Compiled executables: compile a StableHLO module once, call it many times.
+
+Calling is the hot path of every jitted function, so everything that can be
+decided once per executable is: the result handlers, the output avals, and
+whether an on-disk cache entry exists. A call is then: gather device buffers,
+`execute_sharded`, `consume_with_handlers`, wrap each result as an Array.
+(`disassemble_into_single_device_arrays` is avoided on purpose: without the
+`jax` package installed it retries an import on every call; see the notes in
+docs/jit.md.)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from typing import Any, Sequence
+
+from ..core.array import Array
+from ..core.avals import ShapedArray
+from .. import dtypes
+from .client import backend, to_device
+
+__all__ = ["Executable", "compile_module", "deserialize_executable", "clear_compiled_cache"]
+
+_new_array = Array.from_buffer
+
+
+class Executable:
+    """A loaded XLA executable with the avals it was compiled for."""
+
+    __slots__ = ("loaded", "in_avals", "out_avals", "handlers", "text", "_run")
+
+    def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
+                 out_avals: Sequence[ShapedArray], text: str = ""):
+        b = backend()
+        self.loaded = loaded
+        self.in_avals = list(in_avals)
+        self.out_avals = list(out_avals)
+        self.handlers = [b.result_handler(_device_aval(a)) for a in self.out_avals]
+        self.text = text
+        self._run = loaded.execute_sharded
+
+    def call_buffers(self, buffers: list) -> list:
+        """Run on device buffers; returns device buffers (asynchronously: may not be ready)."""
+        return self._run(buffers).consume_with_handlers(self.handlers)
+
+    def __call__(self, arrays: Sequence[Array]) -> list[Array]:
+        bufs = [x._buf if x._buf is not None else to_device(x) for x in arrays]
+        outs = self._run(bufs).consume_with_handlers(self.handlers)
+        return [_new_array(o, a) for o, a in zip(outs, self.out_avals)]
+
+    def serialize(self) -> bytes:
+        return backend().client.serialize_executable(self.loaded)
+
+    def cost_analysis(self) -> dict:
+        return dict(self.loaded.cost_analysis())
+
+    def memory_analysis(self) -> Any:
+        return self.loaded.get_compiled_memory_stats()
+
+    def hlo_text(self) -> str:
+        return self.loaded.get_hlo_text()
+
+
+def _device_aval(aval: ShapedArray) -> ShapedArray:
+    """float0 (the tangent type of integers) lives on the device as bool, as in JAX."""
+    if aval.dtype == dtypes.float0:
+        return ShapedArray(aval.shape, dtypes.bool_, False)
+    return aval
+
+
+_compiled: "OrderedDict[str, Any]" = OrderedDict()   # module text -> loaded executable
+_compiled_lock = threading.Lock()
+COMPILED_CACHE_SIZE = 256
+
+
+def compile_module(text: str, in_avals: Sequence[ShapedArray],
+                   out_avals: Sequence[ShapedArray]) -> Executable:
+    """Compile StableHLO text once per distinct text (an in-memory LRU, so fresh but
+    identical functions share an executable), and reuse an on-disk executable when
+    PLUGAX_COMPILATION_CACHE_DIR is set."""
+    with _compiled_lock:
+        loaded = _compiled.get(text)
+        if loaded is not None:
+            _compiled.move_to_end(text)
+    if loaded is None:
+        loaded = _compile(text)
+        with _compiled_lock:
+            _compiled[text] = loaded
+            while len(_compiled) > COMPILED_CACHE_SIZE:
+                _compiled.popitem(last=False)
+    return Executable(loaded, in_avals, out_avals, text)
+
+
+def clear_compiled_cache() -> None:
+    with _compiled_lock:
+        _compiled.clear()
+
+
+def _compile(text: str) -> Any:
+    b = backend()
+    cache_dir = os.environ.get("PLUGAX_COMPILATION_CACHE_DIR")
+    path = _cache_path(cache_dir, text, b.platform) if cache_dir else None
+    if path and os.path.exists(path):
+        with open(path, "rb") as f:
+            return b.client.deserialize_executable(f.read(), b.device_list, b.compile_options())
+    loaded = b.client.compile_and_load(text, b.device_list, b.compile_options())
+    if path:
+        _write_atomically(path, b.client.serialize_executable(loaded))
+    return loaded
+
+
+def deserialize_executable(data: bytes, in_avals: Sequence[ShapedArray],
+                           out_avals: Sequence[ShapedArray], text: str = "") -> Executable:
+    b = backend()
+    loaded = b.client.deserialize_executable(data, b.device_list, b.compile_options())
+    return Executable(loaded, in_avals, out_avals, text)
+
+
+def _cache_path(cache_dir: str, text: str, platform: str) -> str:
+    import jaxlib
+    key = hashlib.sha256(f"{jaxlib.__version__}\n{platform}\n{text}".encode()).hexdigest()
+    return os.path.join(cache_dir, f"plugax-{key[:32]}.xla")
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)

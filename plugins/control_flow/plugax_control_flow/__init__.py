@@ -1,0 +1,8 @@
+"""plugax's control-flow family: the higher-order primitives cond, while and scan.
+
+Their params hold sub-jaxprs, and their rules transform those jaxprs with the
+kernel's whole-jaxpr transformations (`plugax.extend.jvp_jaxpr`,
+`batch_jaxpr`, `partial_eval_jaxpr`, `transpose_jaxpr`). The front end
+(`plugax.lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`) is in
+`frontend.py`.
+"""

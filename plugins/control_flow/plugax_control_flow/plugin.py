@@ -1,0 +1,35 @@
+"""Hook implementations of the control-flow family."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import cond, frontend, lowering, scan, scan_ad, while_loop
+
+
+@hookimpl
+def plugax_plugin_info() -> PluginInfo:
+    # elementwise: convert_element_type, clamp, ne/lt, add, select_n (batched predicates);
+    # shape: broadcast_in_dim and transpose (batching); reductions: reduce_or (batched
+    # while predicates) and reduce_sum (transposes of broadcasts in bodies).
+    return PluginInfo(name="control_flow", requires=("elementwise", "shape", "reductions"),
+                      description="higher-order primitives: cond, while, scan")
+
+
+@hookimpl
+def plugax_primitive_rules() -> list:
+    scan_rules = RuleSet(primitive=scan.scan_p, impl=scan.scan_impl,
+                         abstract_eval=scan.scan_abstract_eval, jvp=scan.scan_jvp,
+                         vmap=scan.scan_vmap, partial_eval=scan_ad.scan_partial_eval,
+                         transpose=scan_ad.scan_transpose,
+                         lowering={"default": lowering.lower_scan})
+    cond_rules = replace(cond.RULES[0], lowering={"default": lowering.lower_cond})
+    while_rules = replace(while_loop.RULES[0], lowering={"default": lowering.lower_while})
+    return [cond_rules, while_rules, scan_rules]
+
+
+@hookimpl
+def plugax_frontend() -> dict[str, dict[str, Callable]]:
+    return {"lax": dict(frontend.LAX)}

@@ -1,0 +1,290 @@
+"""`jit`: trace once per signature, compile once, then call the executable.
+
+A jitted function keeps a cache from *signature* to entry. The signature is
+what tracing depends on: the pytree structure of the arguments, each leaf's
+shape, dtype and weak type, the static arguments' values, the plugin registry's
+version and the x64 flag. An entry holds the traced jaxpr and, once a
+top-level call needs it, the compiled executable. A function's print runs
+only while tracing, so it prints once per new signature.
+
+Calls from the top level (no transformation running) take the fast path:
+device buffers in, `execute`, device buffers out, no `bind`. Calls under a
+transformation bind the `pjit` primitive so the transformation sees one
+equation whose rules (primitive.py) transform the whole jaxpr.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from plugax.config import config as _config
+import plugax.tree_util as tu
+from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
+                           current_trace, eval_trace, flatten_fun, get_aval, registry_version,
+                           runtime, trace_to_jaxpr)
+
+from .primitive import executable_for, pjit_p
+
+__all__ = ["jit", "JitFunction", "ShapeDtypeStruct"]
+
+
+
+
+class ShapeDtypeStruct:
+    """A stand-in argument for `lower`: only its shape and dtype matter."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type)
+
+    def __repr__(self) -> str:
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+    def __eq__(self, other: object) -> bool:
+        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def leaf_aval(x: Any) -> ShapedArray:
+    if type(x) is Array:
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    if isinstance(x, ShapeDtypeStruct):
+        return x.aval
+    return get_aval(x)
+
+
+def _leaf_key(x: Any) -> tuple:
+    """What tracing depends on for one argument leaf: shape, dtype, weak type."""
+    if type(x) is Array:
+        return x.shape, x.dtype, x.weak_type
+    a = leaf_aval(x)
+    return a.shape, a.dtype, a.weak_type
+
+
+class _Entry:
+    """One traced signature: its jaxpr, output structure and (lazily) executable.
+
+    `call` is the whole per-call work of a cached top-level jit call, so it only
+    reads attributes prepared once in `_prepare`.
+    """
+
+    __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_run",
+                 "_handlers", "_out_avals", "_in_avals", "_to_device", "single")
+
+    def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
+                 const_tracers: list = ()):
+        self.closed, self.out_tree, self.name = closed, out_tree, name
+        self.const_tracers = list(const_tracers)
+        self.version = registry_version()
+        self._exe = None
+        self.single = tu.treedef_is_leaf(out_tree)
+
+    def _prepare(self) -> None:
+        exe = self._exe = executable_for(self.closed, self.name)
+        self._run = exe.loaded.execute_sharded
+        self._handlers = exe.handlers
+        self._out_avals = exe.out_avals
+        self._in_avals = list(self.closed.in_avals)
+        self._to_device = runtime().to_device
+
+    def call(self, leaves: Sequence[Any]) -> Any:
+        """Run on concrete leaves (Arrays, NumPy values, scalars); results stay on device."""
+        if self._exe is None:
+            self._prepare()
+        bufs = []
+        for x, aval in zip(leaves, self._in_avals):
+            if type(x) is not Array:
+                x = _as_array(x, aval)
+            buf = x._buf
+            bufs.append(buf if buf is not None else self._to_device(x))
+        outs = self._run(bufs).consume_with_handlers(self._handlers)
+        new = Array.from_buffer
+        if self.single:
+            return new(outs[0], self._out_avals[0])
+        return tu.tree_unflatten(self.out_tree, [new(o, a) for o, a in
+                                                 zip(outs, self._out_avals)])
+
+
+def _as_array(x: Any, aval: ShapedArray) -> Array:
+    return Array(np.asarray(x, aval.dtype), aval.weak_type)
+
+
+class JitFunction:
+    """The callable `jit(f)` returns."""
+
+    def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames:
+                 Sequence[str], donate_argnums: Sequence[int]):
+        self.fun = fun
+        self.static_argnums = tuple(static_argnums)
+        self.static_argnames = tuple(static_argnames)
+        self.donate_argnums = tuple(donate_argnums)
+        self.name = getattr(fun, "__name__", type(fun).__name__)
+        self._cache = _shared_cache(fun)
+        self._lock = threading.Lock()
+        self._simple = not self.static_argnums and not self.static_argnames
+        functools.update_wrapper(self, fun, updated=())
+
+    # -- calling -------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._simple and not kwargs and current_trace() is eval_trace:
+            key = []
+            for x in args:
+                if type(x) is not Array:
+                    break
+                key += (x.shape, x.dtype, x.weak_type)
+            else:
+                entry = self._cache.get(tuple(key))
+                if entry is not None and entry.version == registry_version():
+                    return entry.call(args)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        entry, leaves = self._entry(args, kwargs)
+        if current_trace() is eval_trace and not entry.const_tracers:
+            return entry.call(leaves)
+        outs = pjit_p.bind(*entry.const_tracers, *leaves, jaxpr=entry.closed, name=self.name)
+        return tu.tree_unflatten(entry.out_tree, outs)
+
+    def _entry(self, args: tuple, kwargs: dict) -> tuple["_Entry", list]:
+        """The cache entry for these arguments (tracing on a miss), and their leaves."""
+        dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
+        leaves, in_tree = tu.tree_flatten((dyn_args, dyn_kwargs))
+        types = [v for x in leaves for v in _leaf_key(x)]
+        if self._simple and not kwargs and all(type(x) is Array for x in args):
+            key = tuple(types)  # the fast path's key (see __call__)
+        else:
+            key = (in_tree, *types, statics, _config.enable_x64)
+        entry = self._cache.get(key)
+        if entry is not None and entry.version == registry_version():
+            self._cache.move_to_end(key)
+            return entry, leaves
+        entry = self._trace(args, kwargs, in_tree, [leaf_aval(x) for x in leaves])
+        if not entry.const_tracers:  # a closure over another trace's tracers is one-off
+            with self._lock:
+                self._cache[key] = entry
+                while len(self._cache) > max(1, _config.jit_cache_size):
+                    self._cache.popitem(last=False)
+        return entry, leaves
+
+    def _trace(self, args: tuple, kwargs: dict, in_tree: Any, avals: list) -> "_Entry":
+        positions = self._static_positions(len(args))
+        static_vals = {i: args[i] for i in positions}
+        static_kw = {k: kwargs[k] for k in self.static_argnames if k in kwargs}
+
+        def fun(dyn_args: tuple, dyn_kwargs: dict) -> Any:
+            return self.fun(*_merge(dyn_args, static_vals), **dyn_kwargs, **static_kw)
+
+        flat, out_tree = flatten_fun(fun, in_tree)
+        closed = trace_to_jaxpr(flat, avals)
+        closed, const_tracers = _hoist_tracer_consts(closed)
+        return _Entry(closed, out_tree(), self.name, const_tracers)
+
+    def _split_static(self, args: tuple, kwargs: dict) -> tuple:
+        positions = self._static_positions(len(args))
+        statics = tuple((i, _hashable_static(args[i], i)) for i in positions)
+        statics += tuple((k, _hashable_static(kwargs[k], k)) for k in self.static_argnames
+                         if k in kwargs)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in positions)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        return dyn_args, dyn_kwargs, statics
+
+    def _static_positions(self, n: int) -> set:
+        return {i % n for i in self.static_argnums if -n <= i < n} if n else set()
+
+    # -- ahead of time -------------------------------------------------------------
+    def trace(self, *args: Any, **kwargs: Any) -> ClosedJaxpr:
+        """The jaxpr this function stages for these arguments (what `make_jaxpr` shows)."""
+        return self._entry(args, kwargs)[0].closed
+
+    def lower(self, *args: Any, **kwargs: Any) -> "Any":
+        from .aot import Lowered
+        entry, leaves = self._entry(args, kwargs)
+        return Lowered(entry, [leaf_aval(x) for x in leaves], self)
+
+    def cache_size(self) -> int:
+        return len(self._cache)
+
+    def __repr__(self) -> str:
+        return f"<jit-compiled function {self.name}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+
+def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Closed-over tracers of enclosing transformations become leading arguments.
+
+    They must be visible to those transformations (a closed-over jvp tracer
+    carries a tangent), so the pjit equation takes them as inputs, as JAX does;
+    concrete closed-over arrays stay constants of the jaxpr.
+    """
+    jaxpr = closed.jaxpr
+    is_tracer = [isinstance(c, Tracer) for c in closed.consts]
+    if not any(is_tracer):
+        return closed, []
+    hoisted = [v for v, t in zip(jaxpr.constvars, is_tracer) if t]
+    kept = [v for v, t in zip(jaxpr.constvars, is_tracer) if not t]
+    new = Jaxpr(kept, [*hoisted, *jaxpr.invars], jaxpr.eqns, jaxpr.outvars)
+    return (ClosedJaxpr(new, [c for c, t in zip(closed.consts, is_tracer) if not t]),
+            [c for c, t in zip(closed.consts, is_tracer) if t])
+
+
+def _merge(dyn: tuple, statics: dict) -> list:
+    out, dyn_iter = [], iter(dyn)
+    for i in range(len(dyn) + len(statics)):
+        out.append(statics[i] if i in statics else next(dyn_iter))
+    return out
+
+
+def _hashable_static(value: Any, where: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        raise ValueError(f"Non-hashable static arguments are not supported: static argument "
+                         f"{where!r} is a {type(value).__name__} ({value!r}); pass a tuple "
+                         f"or another hashable value, or make it a non-static argument") from None
+    return value
+
+
+_caches: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
+
+
+def _shared_cache(fun: Callable) -> OrderedDict:
+    """One cache per Python function, held weakly: `jit(f)` twice shares it, and it
+    goes away with `f`."""
+    try:
+        cache = _caches.get(fun)
+        if cache is None:
+            cache = _caches[fun] = OrderedDict()
+        return cache
+    except TypeError:  # not weak-referenceable (a builtin): cache per jit object
+        return OrderedDict()
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = ()
+        ) -> Any:
+    """Compile `fun` with XLA: trace on the first call per signature, then reuse."""
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums)
+    if not callable(fun):
+        raise TypeError(f"jit expects a callable, got {type(fun).__name__}: {fun!r}")
+    as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)
+    return JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
+                       as_tuple(donate_argnums))

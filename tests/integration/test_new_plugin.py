@@ -1,0 +1,111 @@
+"""`plugax new-plugin` renders a package whose own tests pass.
+
+Fast path: render into a temp dir, import it from there and register its
+plugin with `scoped_plugin` (no installation), then run the rendered test
+functions. Slow path (one test): really `pip install` it into a temporary
+--target and run its test suite in a subprocess, where plugax must discover it
+through its entry point.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+import plugax
+from plugax.cli import main
+from plugax.scaffold import render_plugin, template_vars
+from plugax.testing import declared_cases, scoped_plugin
+
+
+@pytest.fixture
+def rendered(tmp_path, monkeypatch):
+    name = "t" + uuid.uuid4().hex[:8]
+    folder = render_plugin(name, tmp_path)
+    monkeypatch.syspath_prepend(str(folder))
+    yield name, folder
+    for module in [m for m in sys.modules if m.startswith(f"plugax_{name}")]:
+        del sys.modules[module]
+
+
+def test_rendered_files_and_entry_point(rendered):
+    name, folder = rendered
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    assert files == ["README.md", f"plugax_{name}/__init__.py", f"plugax_{name}/cases.py",
+                     f"plugax_{name}/plugin.py", f"plugax_{name}/primitives.py",
+                     "pyproject.toml", f"tests/test_{name}.py", "tox.ini"]
+    pyproject = (folder / "pyproject.toml").read_text()
+    assert f'{name} = "plugax_{name}.plugin"' in pyproject
+    assert f'name = "plugax-{name}"' in pyproject
+    assert f"[testenv:{name}]" in (folder / "tox.ini").read_text()
+    assert "{{" not in "".join(p.read_text() for p in folder.rglob("*") if p.is_file())
+
+
+def test_rendered_tests_pass_with_the_plugin_registered_in_process(rendered):
+    name, folder = rendered
+    plugin = importlib.import_module(f"plugax_{name}.plugin")
+    spec = importlib.util.spec_from_file_location(f"plugax_{name}_tests",
+                                                  folder / "tests" / f"test_{name}.py")
+    tests = importlib.util.module_from_spec(spec)
+    with scoped_plugin(plugin, name):
+        spec.loader.exec_module(tests)
+        ran = []
+        for test_name, fn in vars(tests).items():
+            if not test_name.startswith("test_"):
+                continue
+            if "plugax_case" in inspect.signature(fn).parameters:
+                for case in declared_cases(name):
+                    fn(case)
+            else:
+                fn()
+            ran.append(test_name)
+        assert len(ran) == 4
+        assert len(declared_cases(name)) == 3
+    assert name not in plugax.registry.records
+
+
+def test_cli_refuses_bad_names_and_existing_folders(tmp_path, capsys):
+    assert main(["new-plugin", "Bad-Name", "--dir", str(tmp_path)]) == 1
+    assert "lowercase letters" in capsys.readouterr().err
+    assert main(["new-plugin", "okname", "--dir", str(tmp_path)]) == 0
+    assert "plugax-okname" in capsys.readouterr().out
+    assert main(["new-plugin", "okname", "--dir", str(tmp_path)]) == 1
+    assert "already exists" in capsys.readouterr().err
+    with pytest.raises(ValueError):
+        template_vars("1abc")
+
+
+def _pip_install(folder, target) -> None:
+    """pip install --target, building with the venv's setuptools if it can build wheels,
+    else in pip's isolated build env (which fetches setuptools from the package index)."""
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
+           str(target), str(folder)]
+    errors = []
+    for extra in (["--no-build-isolation", "--no-index"], []):
+        result = subprocess.run(pip + extra, capture_output=True, text=True, timeout=120)
+        if result.returncode == 0:
+            return
+        errors.append(result.stderr[-800:])
+    if any("bdist_wheel" in e for e in errors[:1]) and "Could not find" in errors[-1]:
+        pytest.skip("cannot build a wheel here: the venv's setuptools lacks bdist_wheel and "
+                    "no package index is reachable")
+    raise AssertionError("pip install of the rendered package failed:\n" + "\n".join(errors))
+
+
+def test_installed_package_is_found_through_its_entry_point(rendered, tmp_path):
+    name, folder = rendered
+    target = tmp_path / "site"
+    _pip_install(folder, target)
+    env = {**os.environ, "PYTHONPATH": str(target), "PLUGAX_STRICT_PLUGINS": "1"}
+    env.pop("PLUGAX_LOAD_PLUGINS", None)
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             str(folder / "tests")], cwd=folder, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "6 passed" in result.stdout   # 3 declared cases + 3 tests
