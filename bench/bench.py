@@ -35,6 +35,9 @@ class Workload:
     unit: str                                   # "ms" or "us": how seconds are shown
     impls: tuple[str, ...]
     targets: dict[str, float] = field(default_factory=dict)   # peer -> max plugax/peer ratio
+    # (other workload, max ratio): plugax here against plugax there, e.g. applying a
+    # linearized function against a fresh jvp
+    versus: tuple[str, float] | None = None
 
     @property
     def doc(self) -> str:
@@ -45,10 +48,11 @@ WORKLOADS: dict[str, Workload] = {}
 
 
 def workload(name: str, unit: str = "ms", impls: tuple[str, ...] = ("plugax", "jax"),
-             targets: dict[str, float] | None = None) -> Callable:
+             targets: dict[str, float] | None = None,
+             versus: tuple[str, float] | None = None) -> Callable:
     """Register `fn(impl) -> seconds` as a named workload."""
     def register(fn: Callable[[str], float]) -> Callable[[str], float]:
-        WORKLOADS[name] = Workload(name, fn, unit, impls, targets or {})
+        WORKLOADS[name] = Workload(name, fn, unit, impls, targets or {}, versus)
         return fn
     return register
 
@@ -169,19 +173,20 @@ def grad_mlp(impl: str) -> float:
 
 
 def elementwise_chain(impl: str, n_ops: int = 20) -> Callable:
-    """A 20-op sin/mul/add chain (the kind of function linearize is for)."""
+    """A chain of `n_ops` ops cycling sin, mul, add (the kind of function linearize is for)."""
     xnp = numpy_like(impl)
+    steps = (lambda y, x: xnp.sin(y), lambda y, x: y * x, lambda y, x: y + x)
 
     def chain(x):
         y = x
         for i in range(n_ops):
-            y = (xnp.sin(y), y * x, y + x)[i % 3]
+            y = steps[i % 3](y, x)
         return y
 
     return chain
 
 
-@workload("linearize_apply", unit="us", impls=("plugax", "jax"))
+@workload("linearize_apply", unit="us", impls=("plugax", "jax"), versus=("jvp_chain", 0.5))
 def linearize_apply(impl: str) -> float:
     """Applying `linearize`'s linear function of a 20-op chain on float32[128], per call."""
     lib = importlib.import_module(impl)
@@ -219,6 +224,13 @@ def run(names: list[str]) -> dict:
             if mine is not None and peer in row["seconds"]:
                 ratio = mine / row["seconds"][peer]
                 row["ratios"][peer] = {"ratio": ratio, "target": limit, "met": ratio <= limit}
+        if w.versus and mine is not None:
+            other, limit = w.versus
+            theirs = (results[other]["seconds"].get("plugax") if other in results
+                      else WORKLOADS[other].fn("plugax"))
+            ratio = mine / theirs
+            row["versus"] = {"workload": other, "ratio": ratio, "target": limit,
+                             "met": ratio <= limit}
         results[name] = row
     return results
 
@@ -242,6 +254,12 @@ def report(results: dict) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
         if i == 0:
             print("  ".join("-" * w for w in widths))
+    print()
+    for name, row in results.items():
+        v = row.get("versus")
+        if v:
+            print(f"{name} / {v['workload']} (plugax): {v['ratio']:.2f}x "
+                  f"(<= {v['target']}x {'ok' if v['met'] else 'MISSED'})")
     print()
     for name, row in results.items():
         print(f"{name}: {row['doc']}")

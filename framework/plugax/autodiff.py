@@ -17,11 +17,11 @@ from .core.array import Array, as_array
 from .core.avals import ShapedArray, get_aval
 from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
+from .interpreters.eager_program import EagerProgram
 from .interpreters.jvp import jvp_flat
 from .interpreters.partial_eval import partial_eval_flat
 from .interpreters.staging import trace_to_jaxpr
 from .interpreters.transpose import backward_pass
-from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.ir import ClosedJaxpr
 
 __all__ = ["linearize", "vjp", "grad", "value_and_grad", "jacrev", "hessian",
@@ -39,10 +39,14 @@ class _Linearized:
         self.known_tangents = known_tangents  # tangent outputs known without inputs (Zero...)
         self.unknown_mask = unknown_mask
         self.in_avals = in_avals
+        self.program = None                   # the linear jaxpr compiled on first apply
 
     def apply(self, tangents: Sequence[Any]) -> list:
+        """The tangent outputs; cheap to call many times (linearize once, apply many)."""
         diff_tangents = [t for t, d in zip(tangents, self.diff_mask) if d]
-        outs = iter(eval_jaxpr(self.jaxpr.jaxpr, self.jaxpr.consts, *diff_tangents))
+        if self.program is None:
+            self.program = EagerProgram(self.jaxpr.jaxpr, self.jaxpr.consts)
+        outs = iter(self.program.run(diff_tangents))
         return [next(outs) if unk else instantiate(k)
                 for unk, k in zip(self.unknown_mask, self.known_tangents)]
 

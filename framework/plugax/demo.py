@@ -68,10 +68,17 @@ def main() -> int:
         ("jacfwd(sin)(arange(3.))   # diagonal: cos(0), cos(1), cos(2)",
          lambda: plugax.jacfwd(pnp.sin)(np.arange(3.0, dtype=np.float32))),
     ]
-    if hasattr(plugax, "grad"):
-        steps.append(("grad(f)(3.0)   # -2 cos(3) + 1", lambda: plugax.grad(f)(3.0)))
-    else:
-        print("\n(grad is not available in this build; skipping it)")
+    steps += [
+        ("grad(f)(3.0)   # -2 cos(3) + 1", lambda: plugax.grad(f)(3.0)),
+        ("jit(grad(f))(3.0)   # the same, compiled by XLA (xla_call plugin)",
+         lambda: plugax.jit(plugax.grad(f))(3.0)),
+        ("make_jaxpr(jit(f))(3.0)", lambda: plugax.make_jaxpr(plugax.jit(f))(3.0)),
+        ("lax.scan: cumulative sum of arange(5.)   (control_flow plugin)",
+         lambda: plugax.lax.scan(lambda c, x: (c + x, c + x), 0.0,
+                                 np.arange(5.0, dtype=np.float32))[1]),
+        ("jit(f).lower(3.0).as_text()   # StableHLO",
+         lambda: plugax.jit(f).lower(3.0).as_text()),
+    ]
     ok = all([_step(title, body) for title, body in steps])
     print("\nSee `plugax plugins` for which plugin provides each primitive and its rules.")
     return 0 if ok else 1

@@ -10,6 +10,7 @@ ignorant of every primitive.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ class Array:
         return _array_aval(self)
 
     ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    size = property(lambda self: math.prod(self.shape))
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
         return np.asarray(self._value, dtype=dtype)

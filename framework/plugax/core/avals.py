@@ -6,6 +6,7 @@ promotion). Tracers carry one; rules compute them.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ class ShapedArray:
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = _normal_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
@@ -32,7 +33,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
         return ShapedArray(self.shape if shape is None else shape,
@@ -57,6 +58,25 @@ class ShapedArray:
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
     __str__ = __repr__
+
+
+_normal_shapes: dict[tuple, tuple] = {}
+
+
+def _normal_shape(shape: Any) -> tuple[int, ...]:
+    """`shape` as a tuple of Python ints. Rules build avals all the time from shapes that
+    are already such tuples, so known ones are looked up instead of rebuilt."""
+    if type(shape) is tuple:
+        try:
+            known = _normal_shapes.get(shape)
+        except TypeError:   # an unhashable entry: int() below explains
+            known = None
+        if known is not None:
+            return known
+    normal = tuple(int(d) for d in shape)
+    if type(shape) is tuple and len(_normal_shapes) < 4096:
+        _normal_shapes[shape] = normal
+    return normal
 
 
 _scalar_types = (bool, int, float, complex)

@@ -110,17 +110,27 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
         _state.trace = prev
 
 
-@contextmanager
-def new_trace_context(trace: Trace) -> Iterator[Trace]:
-    """Run a transformation: make `trace` current, then invalidate its tracers on exit."""
-    prev = _state.trace
-    trace.parent = prev
-    _state.trace = trace
-    try:
-        yield trace
-    finally:
-        _state.trace = prev
-        trace.invalidate()
+class new_trace_context:
+    """Run a transformation: make `trace` current, then invalidate its tracers on exit.
+
+    A class rather than a @contextmanager generator: every transformation call (each
+    grad, jvp, vmap) enters one, and a generator costs several extra calls.
+    """
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace: Trace):
+        self.trace = trace
+
+    def __enter__(self) -> Trace:
+        trace = self.trace
+        self.prev = trace.parent = _state.trace
+        _state.trace = trace
+        return trace
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _state.trace = self.prev
+        self.trace.invalidate()
 
 
 def user_frame() -> str:
@@ -225,8 +235,9 @@ class EvalTrace(Trace):
 
     def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
         # Fast path, fused for the common eager case: every operand an Array, one
-        # output, the elementwise weak-type rule, and NumPy returning an ndarray.
-        # Anything else takes the general path below, which gives the same result.
+        # output, a weak-type rule (so abstract_eval is never needed), and NumPy
+        # returning an ndarray. Anything else takes the general path below, which
+        # gives the same result.
         vals, n_weak = [], 0
         for x in args:
             if type(x) is not Array:

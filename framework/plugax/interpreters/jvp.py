@@ -81,7 +81,9 @@ class JVPTrace(core.Trace):
             state.trace = self
         if primitive.multiple_results:
             return [self.box(p, t) for p, t in zip(primal_out, tangent_out)]
-        return self.box(primal_out, tangent_out)
+        if type(tangent_out) is Zero:
+            return primal_out
+        return JVPTracer(self, primal_out, tangent_out)
 
     def box(self, primal: Any, tangent: Any) -> Any:
         return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)

@@ -104,17 +104,26 @@ class PartialEvalTrace(core.Trace):
 
     def stage(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
         """Record `primitive` as a staged equation whose outputs are unknown."""
-        tracers_in = [self.instantiate_const(x) for x in args]
+        tracers_in, avals_in = [], []
+        for x in args:
+            t = x if type(x) is PartialEvalTracer and x._trace is self \
+                else self.instantiate_const(x)
+            tracers_in.append(t)
+            avals_in.append(t._aval)
         rule = abstract_eval_rules.get(primitive)
         if rule is None:
             raise missing_rule(primitive, "abstract_eval", "partial evaluation")
-        out = rule(ABSTRACT_EVAL_CTX, *[t.aval for t in tracers_in], **params)
-        avals = list(out) if primitive.multiple_results else [out]
+        out = rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+        if not primitive.multiple_results:   # the common case, without the lists
+            t = PartialEvalTracer(self, out, None)
+            t.recipe = EqnRecipe(primitive, tracers_in, params, [out], [ref(t)])
+            return t
+        avals = list(out)
         outs = [PartialEvalTracer(self, a, None) for a in avals]
         recipe = EqnRecipe(primitive, tracers_in, params, avals, [ref(t) for t in outs])
         for t in outs:
             t.recipe = recipe
-        return outs if primitive.multiple_results else outs[0]
+        return outs
 
     def describe(self) -> str:
         return "PartialEvalTrace"
@@ -148,13 +157,14 @@ def tracers_to_jaxpr(tracers_in: list, tracers_out: list) -> ClosedJaxpr:
     done: set[int] = set()
     for t in toposort(tracers_out, _parents):
         recipe = t.recipe
-        if isinstance(recipe, LambdaBinding):
+        kind = type(recipe)
+        if kind is LambdaBinding:
             if id(t) not in var_of:
                 raise UnexpectedTracerError(
                     f"{t!r} is an input of a different partial evaluation")
-        elif isinstance(recipe, ConstRecipe) and _is_literal(recipe.val):
+        elif kind is ConstRecipe and _is_literal(recipe.val):
             var_of[id(t)] = Literal(recipe.val, t.aval)
-        elif isinstance(recipe, ConstRecipe):
+        elif kind is ConstRecipe:
             var = const_vars.get(id(recipe.val))
             if var is None:
                 var = const_vars[id(recipe.val)] = Var(t.aval)
@@ -176,11 +186,12 @@ def tracers_to_jaxpr(tracers_in: list, tracers_out: list) -> ClosedJaxpr:
 def _is_literal(val: Any) -> bool:
     """Scalars are written inline, as the jaxpr-building trace does."""
     return type(val) in (bool, int, float, complex) or (
-        isinstance(val, (np.ndarray, np.generic, Array)) and np.ndim(val) == 0)
+        isinstance(val, (np.ndarray, np.generic, Array)) and val.shape == ())
 
 
 def _parents(t: PartialEvalTracer) -> list:
-    return list(t.recipe.tracers_in) if isinstance(t.recipe, EqnRecipe) else []
+    recipe = t.recipe
+    return recipe.tracers_in if type(recipe) is EqnRecipe else []
 
 
 def toposort(out_nodes: list, parents: Callable[[Any], list]) -> list:
@@ -198,7 +209,9 @@ def toposort(out_nodes: list, parents: Callable[[Any], list]) -> list:
                 continue
             visited.add(id(node))
             stack.append((node, True))
-            stack.extend((p, False) for p in reversed(parents(node)) if id(p) not in visited)
+            for p in reversed(parents(node)):
+                if id(p) not in visited:
+                    stack.append((p, False))
     return order
 
 

@@ -61,7 +61,10 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
         write_ct(v, ct)
     for eqn in reversed(linear_eqns):
         cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        if all(ct is None or type(ct) is Zero for ct in cts):
+        for ct in cts:
+            if ct is not None and type(ct) is not Zero:
+                break
+        else:   # every output cotangent is zero: nothing flows back
             continue
         rule = transpose_rules.get(eqn.primitive)
         if rule is None:

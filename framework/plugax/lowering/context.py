@@ -89,9 +89,13 @@ class LoweringRuleContext:
     def constant(self, value: Any, dtype: Any = None, shape: Sequence[int] | None = None) -> Any:
         """A StableHLO constant; a scalar with `shape` becomes a splat of that shape."""
         value = np.asarray(value, dtype)
-        if shape is not None and tuple(shape) != value.shape:
-            value = np.broadcast_to(value, tuple(shape))
-        return self.hlo.constant(dense_attr(value))
+        scalar = self.hlo.constant(dense_attr(value))
+        if shape is None or tuple(shape) == value.shape:
+            return scalar
+        if value.ndim:
+            raise ValueError(f"constant: only a scalar can be splatted to shape {shape}, "
+                             f"got shape {value.shape}")
+        return self.broadcast_in_dim(scalar, value.dtype, shape, ())  # no big dense attr
 
     def broadcast_in_dim(self, value: Any, dtype: Any, shape: Sequence[int],
                          dims: Sequence[int]) -> Any:

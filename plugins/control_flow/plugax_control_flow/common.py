@@ -14,12 +14,13 @@ import numpy as np
 
 import plugax.lax as lax
 import plugax.tree_util as tu
-from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, Tracer, Var, close_over_nothing,
+from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, Tracer, Var, Zero, close_over_nothing,
                            eval_jaxpr, get_aval, trace_to_jaxpr)
 
 __all__ = ["trace_function", "same_type", "types_str", "check_same_types", "join_weak",
            "closed_call", "run_closed", "permute_invars", "with_ignored_invars",
-           "permute_outvars", "zeros_of", "split", "strong", "is_static", "retrace", "fixpoint"]
+           "permute_outvars", "zeros_of", "split", "strong", "is_static", "retrace", "fixpoint",
+           "materialize"]
 
 
 def trace_function(fun: Callable, in_tree: Any, in_avals: Sequence[ShapedArray]
@@ -139,6 +140,11 @@ def fixpoint(flags_of: Callable[[list], list], start: list) -> list:
             return flags
         flags = new
     return flags
+
+
+def materialize(t: Any) -> Any:
+    """A symbolic Zero (co)tangent as staged zeros (a broadcast, not an array constant)."""
+    return zeros_of(t.aval) if type(t) is Zero else t
 
 
 def is_static(x: Any) -> bool:

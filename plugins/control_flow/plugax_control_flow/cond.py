@@ -22,7 +22,8 @@ from plugax.extend import (ClosedJaxpr, Jaxpr, Primitive, RuleSet, ShapedArray, 
                            jvp_jaxpr, moveaxis, partial_eval_jaxpr, tangent_aval,
                            transpose_jaxpr)
 
-from .common import closed_call, join_weak, retrace, run_closed, same_type, zeros_of
+from .common import (closed_call, join_weak, materialize, retrace, run_closed, same_type,
+                     zeros_of)
 
 __all__ = ["cond_p", "RULES"]
 
@@ -159,7 +160,7 @@ def _transpose(ctx, cts, index, *operands, branches):
         raise TypeError("cond: cannot transpose with respect to the branch index")
     linear = [is_undefined_primal(x) for x in operands]
     residuals = [x for x, lin in zip(operands, linear) if not lin]
-    cts = [zeros_of(ct.aval) if type(ct) is Zero else ct for ct in cts]  # no big consts
+    cts = [materialize(ct) for ct in cts]
     transposed = tuple(transpose_jaxpr(b, linear) for b in branches)
     cts_in = iter(cond_p.bind(index, *residuals, *cts, branches=transposed))
     return [None, *[next(cts_in) if lin else None for lin in linear]]

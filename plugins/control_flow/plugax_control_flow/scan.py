@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from plugax.extend import (Primitive, ShapedArray, Zero, batch_jaxpr, broadcast_batched,
-                           get_aval, instantiate, jvp_jaxpr, moveaxis, tangent_aval)
+                           get_aval, jvp_jaxpr, moveaxis, tangent_aval)
 
-from .common import (fixpoint, join_weak, permute_invars, permute_outvars, run_closed,
-                     same_type, split)
+from .common import (fixpoint, join_weak, materialize, permute_invars, permute_outvars,
+                     run_closed, same_type, split)
 
 __all__ = ["scan_p", "scan_impl", "scan_abstract_eval", "scan_jvp", "scan_vmap"]
 
@@ -86,7 +86,7 @@ def scan_jvp(ctx, primals, tangents, **params):
     oorder = [r for k in (0, 2, 1, 3) for r in range(ostarts[k], ostarts[k + 1])]
     body = permute_outvars(permute_invars(body, order), oorder)
     new_ct = [t for t in ct if _nz(t)]
-    new_carry_t = [instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz]
+    new_carry_t = [materialize(t) for t, nz in zip(carry_t, carry_nz) if nz]
     new_xs_t = [t for t in xs_t if _nz(t)]
     args = [*consts, *new_ct, *carry, *new_carry_t, *xs, *new_xs_t]
     linear = (*params["linear"][:nc], *[True] * len(new_ct),

@@ -16,11 +16,11 @@ scanned operands.
 """
 from __future__ import annotations
 
-from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, Zero, add_tangents,
+from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, add_tangents,
                            get_aval, is_undefined_primal, partial_eval_jaxpr,
                            tangent_aval, trace_to_jaxpr, transpose_jaxpr)
 
-from .common import closed_call, fixpoint, permute_invars, split, zeros_of
+from .common import closed_call, fixpoint, materialize, permute_invars, split, zeros_of
 from .scan import scan_p
 
 __all__ = ["scan_partial_eval", "scan_transpose"]
@@ -116,7 +116,7 @@ def scan_transpose(ctx, cts, *args, **params):
     res_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
     lin_const_avals = [tangent_aval(x.aval) for x in consts if is_undefined_primal(x)]
     ct_body = transpose_jaxpr(jaxpr, const_lin + [True] * ncar + xs_lin)
-    cts = [zeros_of(ct.aval) if type(ct) is Zero else ct for ct in cts]  # no big consts
+    cts = [materialize(ct) for ct in cts]
     ct_carry, ct_ys = cts[:ncar], cts[ncar:]
     body = _transposed_body(ct_body, res_consts, res_xs, lin_const_avals, ct_carry, ct_ys)
     acc = [zeros_of(a) for a in lin_const_avals]

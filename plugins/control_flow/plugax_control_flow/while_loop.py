@@ -13,11 +13,11 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax.extend import (PlugaxError, Primitive, RuleSet, Zero, batch_jaxpr,
-                           broadcast_batched, instantiate, jvp_jaxpr, moveaxis,
+                           broadcast_batched, jvp_jaxpr, moveaxis,
                            partial_eval_jaxpr, tangent_aval, trace_to_jaxpr)
 
-from .common import (closed_call, fixpoint, join_weak, permute_invars, run_closed, same_type, split,
-                     with_ignored_invars)
+from .common import (closed_call, fixpoint, join_weak, materialize, permute_invars,
+                     run_closed, same_type, split, with_ignored_invars)
 
 __all__ = ["while_p", "RULES"]
 
@@ -70,7 +70,7 @@ def _jvp(ctx, primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
     carry_t_avals = [tangent_aval(a) for a, nz in zip(body_jaxpr.out_avals, carry_nz) if nz]
     cond_jvp = with_ignored_invars(cond_jaxpr, carry_t_avals)
     outs = while_p.bind(*cconsts, *bconsts, *[t for t in bconst_t if type(t) is not Zero],
-                        *carry, *[instantiate(t) for t, nz in zip(carry_t, carry_nz) if nz],
+                        *carry, *[materialize(t) for t, nz in zip(carry_t, carry_nz) if nz],
                         cond_jaxpr=cond_jvp, body_jaxpr=body_jvp, cond_nconsts=cond_nconsts,
                         body_nconsts=nb + nbt)
     primals_out, nz_out = outs[:nc], iter(outs[nc:])

@@ -11,17 +11,6 @@ from plugax.testing import check_jvp, check_vmap, x64
 f32 = np.float32
 
 
-def typecheck_deep(closed):
-    """typecheck_jaxpr on a jaxpr and on every sub-jaxpr in its params."""
-    px.typecheck_jaxpr(closed)
-    jaxpr = getattr(closed, "jaxpr", closed)
-    for eqn in jaxpr.eqns:
-        for v in eqn.params.values():
-            for sub in (v if isinstance(v, tuple) else (v,)):
-                if isinstance(sub, (px.Jaxpr, px.ClosedJaxpr)):
-                    typecheck_deep(sub)
-
-
 def branchy(p, x, y):
     return lax.cond(p > 0, lambda a, b: (pnp.sin(a) * b, a - b),
                     lambda a, b: (a * b + 1., pnp.cos(a) * b), x, y)
@@ -62,7 +51,7 @@ def test_cond_accepts_integer_predicates_and_no_operands():
     assert float(lax.cond(0, lambda: 1., lambda: 2.)) == 2.
 
 
-def test_branches_closing_over_arrays_share_their_consts():
+def test_branches_closing_over_arrays_share_their_consts(typecheck_deep):
     c = pnp.arange(3.)
     jaxpr = px.make_jaxpr(lambda p, x: lax.cond(p, lambda v: v * c, lambda v: v + c, x))(
         True, pnp.ones(3))
@@ -73,7 +62,7 @@ def test_branches_closing_over_arrays_share_their_consts():
                                         pnp.ones(3)), [1., 2., 3.])
 
 
-def test_branches_with_different_consts_each_get_their_own():
+def test_branches_with_different_consts_each_get_their_own(typecheck_deep):
     a, b, c = pnp.arange(3.), pnp.ones(3) * 10, pnp.full(3, 100.)
     branches = [lambda v: v * a + c, lambda v: v + b, lambda v: v - c * a]
     x = np.array([1., 2., 3.], f32)
@@ -140,7 +129,7 @@ def test_grad_wrt_a_value_only_one_branch_uses():
     assert float(px.grad(f, 1)(-2., 3.)) == 0.
 
 
-def test_linearized_cond_jaxpr_typechecks_and_has_one_staged_cond():
+def test_linearized_cond_jaxpr_typechecks_and_has_one_staged_cond(typecheck_deep):
     f = lambda x: lax.cond(x > 0, lambda a: pnp.sin(a) * x, lambda a: a * a, x)
     jaxpr = px.make_jaxpr(px.grad(f))(1.)
     typecheck_deep(jaxpr)

@@ -157,8 +157,8 @@ def test_printed_examples_compute_what_they_say():
     np.testing.assert_allclose(ys, [0., 5., 11., 18.])
 
 
-def test_printed_jaxprs_typecheck():
+def test_printed_jaxprs_typecheck(typecheck_deep):
     for jaxpr in (px.make_jaxpr(one_of_three)(1, 5.), px.make_jaxpr(func7)(5.),
                   px.make_jaxpr(func10)(np.ones(16, np.float32), 5),
                   px.make_jaxpr(func11)(np.ones(16, np.float32), 5.)):
-        px.typecheck_jaxpr(jaxpr)
+        typecheck_deep(jaxpr)

@@ -171,3 +171,17 @@ def test_grad_through_while_raises_and_suggests_scan():
     with pytest.raises(Exception, match="while_loop"):
         px.make_jaxpr(px.grad(g))(2., 3)
     assert float(px.jvp(f, (2.,), (1.,))[1]) == 32.  # forward mode still works after
+
+
+def test_loop_invariant_residuals_are_not_stacked(typecheck_deep):
+    def f(w, xs):
+        return lax.scan(lambda h, x: (pnp.tanh(w * h + x), h), pnp.zeros(3), xs)[0].sum()
+    jaxpr = px.make_jaxpr(px.grad(f))(np.ones(3, f32), np.ones((5, 3), f32))
+    typecheck_deep(jaxpr)
+    w_var = jaxpr.jaxpr.invars[0]
+    scans = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
+    assert len(scans) == 2
+    for eqn in scans:  # w enters both scans once, as a const, never as a stack of copies
+        assert w_var in eqn.invars[:eqn.params["num_consts"]]
+    assert_grad_matches_fd(f, np.linspace(-0.5, 0.5, 3), np.linspace(-1, 1, 15).reshape(5, 3),
+                           argnums=(0, 1))

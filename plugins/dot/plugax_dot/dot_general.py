@@ -31,7 +31,7 @@ class DotDimensionNumbers(tuple):
 
     def __new__(cls, dims: Any) -> "DotDimensionNumbers":
         (lc, rc), (lb, rb) = dims
-        as_ints = lambda s: tuple(int(d) for d in s)  # noqa: E731
+        as_ints = lambda s: tuple(map(int, s))  # noqa: E731
         return super().__new__(cls, ((as_ints(lc), as_ints(rc)), (as_ints(lb), as_ints(rb))))
 
     def __str__(self) -> str:

@@ -23,7 +23,7 @@ from plugax.extend import Array, Primitive, Tracer, get_aval, is_eager
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import FLOATS, const, zeros_like
 from .logic import RoundingMethod
-from .promote import broadcast_arrays, promote_args, promote_dtypes
+from .promote import broadcast_arrays, broadcast_shapes, promote_args, promote_dtypes
 
 __all__ = ["NUMPY", "binary", "unary", "is_operand", "power"]
 
@@ -76,10 +76,15 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
             if t1 is Array:
                 d = x1.dtype
                 if (d is x2.dtype or d == x2.dtype) and d in ok \
-                        and x1.weak_type == x2.weak_type and x1.shape == x2.shape:
-                    if d in eager_ok and is_eager():
+                        and x1.weak_type == x2.weak_type:
+                    if x1.shape == x2.shape:
+                        if d in eager_ok and is_eager():
+                            return Array(impl(x1._value, x2._value), x1.weak_type)
+                        return prim.bind(x1, x2)
+                    if d in eager_ok and is_eager() \
+                            and broadcast_shapes([x1.shape, x2.shape]) is not None:
+                        # NumPy broadcasts exactly as broadcast_in_dim + prim would
                         return Array(impl(x1._value, x2._value), x1.weak_type)
-                    return prim.bind(x1, x2)
             elif isinstance(x1, Tracer):
                 a = x1.aval
                 if a.dtype in ok and a == x2.aval:

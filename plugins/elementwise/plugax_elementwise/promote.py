@@ -43,7 +43,7 @@ from plugax.extend import Array, ShapedArray, ShapeError, Tracer
 
 from .selection import convert
 
-__all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "result_type",
+__all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "broadcast_shapes", "result_type",
            "BroadcastError"]
 
 _SCALARS = (bool, int, float, complex)
@@ -106,17 +106,17 @@ def _convert(fn_name: str, x: Any, dtype: np.dtype, weak: bool) -> Any:
 
 
 def _one_type(args: tuple) -> np.dtype | None:
-    """The dtype of arguments that are all Arrays (or all tracers) of one (dtype, weak
-    type), else None: the common case, which needs no promotion at all."""
+    """The dtype of arguments that are all Arrays or tracers of one (dtype, weak type),
+    else None: the common case, which needs no promotion at all."""
     first = args[0]
-    t = type(first)
-    if t is Array:
-        dtype, weak = first.dtype, first.weak_type
-        for x in args[1:]:
-            if type(x) is not Array or x.dtype != dtype or x.weak_type != weak:
-                return None
-        return dtype
-    return None
+    if not (type(first) is Array or isinstance(first, Tracer)):
+        return None
+    dtype, weak = first.dtype, first.weak_type
+    for x in args[1:]:
+        if not (type(x) is Array or isinstance(x, Tracer)) or x.dtype != dtype \
+                or x.weak_type != weak:
+            return None
+    return dtype
 
 
 def promote_dtypes(fn_name: str, *args: Any, category: str | None = None) -> list:
@@ -136,7 +136,7 @@ def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> lis
     shapes = [_operand_type(fn_name, i, x)[2] for i, x in enumerate(args)]
     if len({s for s in shapes if s or not keep_scalars}) <= 1:
         return list(args)    # nothing to do: one shape, apart from rank-0 operands
-    out_shape = _broadcast_shapes(shapes)
+    out_shape = broadcast_shapes(shapes)
     if out_shape is None:
         raise BroadcastError(f"{fn_name}: operands could not be broadcast together with "
                              f"shapes {' '.join(map(str, shapes))}")
@@ -146,7 +146,7 @@ def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> lis
             for x, shape in zip(args, shapes)]
 
 
-def _broadcast_shapes(shapes: list) -> tuple | None:
+def broadcast_shapes(shapes: list) -> tuple | None:
     """NumPy's broadcast of `shapes` (None if they do not broadcast); a plain loop,
     several times cheaper than np.broadcast_shapes for the few small shapes seen here."""
     out_nd = max(len(s) for s in shapes)

@@ -16,8 +16,8 @@ from hypothesis.extra import numpy as hnp
 import plugax as px
 import plugax.numpy as pnp
 from plugax.extend import PluginInfo, Primitive, defvectorized, hookimpl
-from plugax.testing import (LoweringMismatch, check_lowering, check_lowerings, has_lowering,
-                            scoped_plugin, x64)
+from plugax.testing import (LoweringMismatch, check_lowering, check_lowerings, check_primitive,
+                            has_lowering, scoped_plugin, x64)
 from plugax_elementwise import arithmetic as A, logic as L, selection as S, transcendental as T
 from plugax_elementwise.plugin import plugax_primitive_rules
 
@@ -183,10 +183,10 @@ def test_select_n_with_bool_selector():
 @pytest.mark.parametrize("n", [1, 2, 3, 5])
 def test_select_n_with_integer_selector_clips(n):
     which = np.arange(-2, 10).reshape(SHAPE) % (n + 2) - 1   # includes -1 and n
-    cases = [(S.select_n_p, (which.astype(w), *[draw("float32", seed=s) for s in range(n)]))
-             for w in ("int32", "uint8", "int8")]
-    with np.errstate(all="ignore"):
-        check_lowerings([(p, (a[0].astype(a[0].dtype), *a[1:])) for p, a in cases])
+    cases = [draw("float32", seed=s) for s in range(n)]
+    with np.errstate(all="ignore"):   # -1 as uint8 wraps to 255: out of range, clipped too
+        check_lowerings([(S.select_n_p, (which.astype(w), *cases))
+                         for w in ("int32", "uint8", "int8")])
 
 
 def test_select_n_with_rank0_selector():
@@ -299,3 +299,10 @@ def test_check_lowering_without_a_rule_says_so():
     with scoped_plugin(OnePrimitive(defvectorized(bogus, np.sin)), "unlowered"):
         with pytest.raises(LoweringMismatch, match="no lowering rule is registered"):
             check_lowering(bogus, draw("float32"))
+
+
+def test_check_primitive_adds_the_lowering_check_on_request():
+    x = draw("float32", 0.1, 2)
+    assert check_primitive(T.log_p, x) == ["abstract_eval", "jvp", "vmap"]
+    assert check_primitive(T.log_p, x, lowering=True)[-1] == "lowering"
+    assert check_primitive(A.integer_pow_p, x, rules=["lowering"], y=3) == ["lowering"]

@@ -78,13 +78,26 @@ def lowering_of(prim: Primitive) -> dict[str, Callable]:
 def checked(impl: Callable, abstract_eval: Callable) -> Callable:
     """impl that first runs abstract_eval, so eager calls get the same clear ShapeError.
 
+    Each (operand shapes and dtypes, params) that passed is remembered, so repeated
+    eager calls (a training loop) pay for the check once.
+
     NumPy would often accept bad params silently (a non-increasing
     broadcast_dimensions reshapes fine) or fail with a message about its own
     internals; the shape rules are cheap next to the NumPy work.
     """
+    valid: set = set()   # (operand types, params) seen to pass: checked once each
+
     def checked_impl(ctx, *args, **params):
         # impl operands are NumPy arrays or scalars: both have shape and dtype
-        abstract_eval(ctx, *[ShapedArray(a.shape, a.dtype) for a in args], **params)
+        key = (tuple((a.shape, a.dtype) for a in args), tuple(params.items()))
+        try:
+            known = key in valid
+        except TypeError:   # an unhashable param: just check every time
+            known, key = False, None
+        if not known:
+            abstract_eval(ctx, *[ShapedArray(a.shape, a.dtype) for a in args], **params)
+            if key is not None and len(valid) < 4096:
+                valid.add(key)
         return impl(ctx, *args, **params)
     checked_impl.__name__ = getattr(impl, "__name__", "impl")
     return checked_impl

@@ -8,6 +8,7 @@ other primitive can be batched; their rules use nothing outside this module
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -45,10 +46,25 @@ def _broadcast_in_dim_shape(aval: ShapedArray, *, shape, broadcast_dimensions) -
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    x = np.asarray(x)
+    if x.flags.c_contiguous and x.size and x.itemsize:
+        # a read-only view with zero strides on the new and stretched dims, built
+        # directly: np.broadcast_to costs several times more for small arrays
+        strides = [0] * len(shape)
+        for i, d in enumerate(broadcast_dimensions):
+            if x.shape[i] != 1:
+                strides[d] = x.strides[i]
+        try:
+            out = np.ndarray(shape, x.dtype, x, 0, strides)
+        except (TypeError, ValueError):   # a dtype without a buffer format
+            out = None
+        if out is not None:
+            out.flags.writeable = False
+            return out
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
-    return np.broadcast_to(np.asarray(x).reshape(expanded), shape)   # method: cheaper
+    return np.broadcast_to(x.reshape(expanded), shape)
 
 
 @unary_transpose
@@ -81,9 +97,9 @@ def _reshape_shape(aval: ShapedArray, *, new_sizes, dimensions) -> tuple:
         raise shape_error(reshape_p, [aval], "needs `dimensions` to be a permutation of the "
                           "operand's axes", "pass dimensions=None or a permutation",
                           new_sizes=new_sizes, dimensions=dimensions)
-    if any(s < 0 for s in new_sizes) or int(np.prod(new_sizes)) != aval.size:
+    if any(s < 0 for s in new_sizes) or math.prod(new_sizes) != aval.size:
         raise shape_error(reshape_p, [aval], f"cannot change the size {aval.size} to "
-                          f"{int(np.prod(new_sizes))}", "choose new_sizes with the same product",
+                          f"{math.prod(new_sizes)}", "choose new_sizes with the same product",
                           new_sizes=new_sizes, dimensions=dimensions)
     return tuple(new_sizes)
 

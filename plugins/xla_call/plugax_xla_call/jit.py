@@ -68,6 +68,37 @@ def leaf_aval(x: Any) -> ShapedArray:
     return get_aval(x)
 
 
+def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
+    """Flatten Arrays in tuples, lists and dicts, writing a signature key as we go.
+
+    The cached-call path uses this instead of building a PyTreeDef: the key
+    (container kinds, dict keys, and each Array's shape, dtype and weak type)
+    determines the tree structure and the avals, so equal keys mean equal
+    signatures. Leaves come out in `tree_flatten`'s order (dict keys sorted).
+    Returns False for anything else (scalars, NumPy arrays, custom nodes), which
+    then takes the general path.
+    """
+    t = type(x)
+    if t is Array:
+        leaves.append(x)
+        key += (x.shape, x.dtype, x.weak_type)
+        return True
+    if t is tuple or t is list:
+        key.append((t, len(x)))
+        for c in x:
+            if not _fast_flatten(c, leaves, key):
+                return False
+        return True
+    if t is dict:
+        keys = sorted(x)
+        key.append(tuple(keys))
+        for k in keys:
+            if not _fast_flatten(x[k], leaves, key):
+                return False
+        return True
+    return False
+
+
 def _leaf_key(x: Any) -> tuple:
     """What tracing depends on for one argument leaf: shape, dtype, weak type."""
     if type(x) is Array:
@@ -142,15 +173,11 @@ class JitFunction:
     # -- calling -------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._simple and not kwargs and current_trace() is eval_trace:
-            key = []
-            for x in args:
-                if type(x) is not Array:
-                    break
-                key += (x.shape, x.dtype, x.weak_type)
-            else:
+            leaves, key = [], []
+            if _fast_flatten(args, leaves, key):
                 entry = self._cache.get(tuple(key))
                 if entry is not None and entry.version == registry_version():
-                    return entry.call(args)
+                    return entry.call(leaves)
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -164,11 +191,12 @@ class JitFunction:
         """The cache entry for these arguments (tracing on a miss), and their leaves."""
         dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
         leaves, in_tree = tu.tree_flatten((dyn_args, dyn_kwargs))
-        types = [v for x in leaves for v in _leaf_key(x)]
-        if self._simple and not kwargs and all(type(x) is Array for x in args):
-            key = tuple(types)  # the fast path's key (see __call__)
+        fast_key: list = []
+        if self._simple and not kwargs and _fast_flatten(args, [], fast_key):
+            key = tuple(fast_key)  # the fast path's key (see __call__)
         else:
-            key = (in_tree, *types, statics, _config.enable_x64)
+            key = (in_tree, *[v for x in leaves for v in _leaf_key(x)], statics,
+                   _config.enable_x64)
         entry = self._cache.get(key)
         if entry is not None and entry.version == registry_version():
             self._cache.move_to_end(key)

@@ -320,3 +320,22 @@ def test_threads_trace_and_call_concurrently():
     assert len(results) == 20
     for got, want in results.values():
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_dispatch_is_asynchronous():
+    @px.jit
+    def heavy(x):
+        for _ in range(8):
+            x = pnp.tanh(x @ x)
+        return x
+
+    x = np.eye(1024, dtype=np.float32)
+    heavy(x[:2, :2]).block_until_ready()  # compile a small one first: not what we time
+    heavy(x).block_until_ready()          # and the big one
+    y = heavy(x)
+    assert not y.is_ready()  # returned while XLA is still computing (~0.5 s of matmuls)
+    assert y.block_until_ready().is_ready()
+    d = 1.0
+    for _ in range(8):
+        d = np.tanh(d * d)
+    np.testing.assert_allclose(np.asarray(y)[:2, :2], np.eye(2) * d, rtol=1e-5)
