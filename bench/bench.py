@@ -89,6 +89,11 @@ def best_per_call(fn: Callable[[], object], repeat: int = 7) -> float:
 @workload("import", unit="ms", targets={"jax": 0.35})
 def import_time(impl: str) -> float:
     """`import` in a fresh interpreter, all plugins discovered (best of 5)."""
+    if impl == "plugax":  # an editable install has no bytecode yet; pip installs of jax do
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        subprocess.run([sys.executable, "-m", "compileall", "-q",
+                        os.path.join(root, "framework"), os.path.join(root, "plugins")],
+                       check=True, capture_output=True)
     code = ("import time; t = time.perf_counter(); import {m}; "
             "print(time.perf_counter() - t)").format(m=impl)
     env = {k: v for k, v in os.environ.items()
@@ -156,10 +161,13 @@ def mlp_problem(impl: str) -> tuple[Callable, tuple, tuple]:
 
 
 def block(impl: str, tree):
-    """Wait for a result's computation (JAX dispatches asynchronously)."""
+    """Wait for a result's computation (jit dispatches asynchronously, in both)."""
     if impl == "jax":
         import jax
         jax.block_until_ready(tree)
+    elif impl == "plugax":
+        import plugax
+        plugax.tree_util.tree_map(lambda a: a.block_until_ready(), tree)
     return tree
 
 
@@ -202,6 +210,132 @@ def jvp_chain(impl: str) -> float:
     x = as_array(impl, np.linspace(0, 1, 128, dtype=np.float32))
     chain = elementwise_chain(impl)
     return best_per_call(lambda: block(impl, lib.jvp(chain, (x,), (x,))))
+
+
+# --- jit (issue: jit on XLA through jaxlib) ------------------------------------
+def jit_fn(impl: str) -> Callable:
+    return importlib.import_module(impl).jit
+
+
+def device_array(impl: str, x: np.ndarray):
+    """An input already on the device (a previous jitted call's output)."""
+    return block(impl, jit_fn(impl)(lambda a: a)(as_array(impl, x)))
+
+
+@workload("jit_dispatch", unit="us", targets={"jax": 1.5})
+def jit_dispatch(impl: str) -> float:
+    """A cached jit call of `sin(x) * y + 1` on float32[16] already on the device."""
+    xnp = numpy_like(impl)
+    f = jit_fn(impl)(lambda x, y: xnp.sin(x) * y + 1)
+    x = device_array(impl, np.linspace(0, 1, 16, dtype=np.float32))
+    block(impl, f(x, x))
+    return best_per_call(lambda: f(x, x))
+
+
+@workload("jit_dispatch_dict", unit="us", targets={"jax": 1.5})
+def jit_dispatch_dict(impl: str) -> float:
+    """The same, with a 10-leaf dict argument and a 10-leaf dict result."""
+    f = jit_fn(impl)(lambda d: {k: v * 2 + 1 for k, v in d.items()})
+    x = device_array(impl, np.linspace(0, 1, 16, dtype=np.float32))
+    d = {f"w{i}": x for i in range(10)}
+    block(impl, f(d))
+    return best_per_call(lambda: f(d))
+
+
+def clear_compile_caches(impl: str) -> None:
+    if impl == "plugax":
+        from plugax.runtime import clear_compiled_cache
+        clear_compiled_cache()
+
+
+@workload("jit_first_call", unit="ms", targets={"jax": 1.0})
+def jit_first_call(impl: str) -> float:
+    """First call of jit(grad(mlp loss)): trace + lower + compile (best of 5, fresh functions)."""
+    loss, params, (x, y) = mlp_problem(impl)
+    times = []
+    for _ in range(5):
+        clear_compile_caches(impl)
+        fresh = jit_fn(impl)(grad_fn(impl)(lambda p, x, y: loss(p, x, y)))
+        times.append(min(timeit.repeat(lambda: block(impl, fresh(params, x, y)),
+                                       repeat=1, number=1)))
+    return min(times)
+
+
+def wide_mlp(impl: str, width: int = 512, batch: int = 128):
+    xnp = numpy_like(impl)
+    rng = np.random.default_rng(1)
+    shapes = [(width, width), (width,), (width, width), (width,), (width, 1), (1,)]
+    params = tuple(as_array(impl, (rng.standard_normal(s) / np.sqrt(s[0])).astype(np.float32))
+                   for s in shapes)
+    x = as_array(impl, rng.standard_normal((batch, width)).astype(np.float32))
+    y = as_array(impl, rng.standard_normal((batch, 1)).astype(np.float32))
+
+    def loss(params, x, y):
+        w1, b1, w2, b2, w3, b3 = params
+        h = xnp.tanh(x @ w1 + b1)
+        h = xnp.tanh(h @ w2 + b2)
+        return xnp.mean((h @ w3 + b3 - y) ** 2)
+
+    return loss, params, x, y
+
+
+@workload("jit_mlp_step", unit="ms", targets={"jax": 1.03})
+def jit_mlp_step(impl: str) -> float:
+    """A jitted SGD step of a 512-wide 2-hidden-layer tanh MLP, batch 128."""
+    lib = importlib.import_module(impl)
+    loss, params, x, y = wide_mlp(impl)
+
+    @lib.jit
+    def step(params, x, y):
+        grads = lib.grad(loss)(params, x, y)
+        return tuple(p - 0.01 * g for p, g in zip(params, grads))
+
+    params = block(impl, step(params, x, y))
+    return best_per_call(lambda: block(impl, step(params, x, y)), repeat=5)
+
+
+@workload("jit_per_example_grads", unit="ms", targets={"jax": 1.03})
+def jit_per_example_grads(impl: str) -> float:
+    """jit(vmap(grad)) per-example gradients of the same MLP, batch 128."""
+    lib = importlib.import_module(impl)
+    loss, params, x, y = wide_mlp(impl)
+    per_example = lib.jit(lib.vmap(lib.grad(loss), in_axes=(None, 0, 0)))
+    x1, y1 = x[:, None, :], y[:, None, :]
+    block(impl, per_example(params, x1, y1))
+    return best_per_call(lambda: block(impl, per_example(params, x1, y1)), repeat=5)
+
+
+# --- control flow under jit ---------------------------------------------------
+@workload("jit_scan_rnn", unit="ms", targets={"jax": 1.05})
+def jit_scan_rnn(impl: str) -> float:
+    """jit(scan) of a 1000-step tanh RNN, hidden 64 (one call, best of repeats)."""
+    lib, xnp = importlib.import_module(impl), numpy_like(impl)
+    lax = importlib.import_module(f"{impl}.lax")
+    rng = np.random.default_rng(2)
+    w = as_array(impl, (rng.standard_normal((64, 64)) / 8).astype(np.float32))
+    xs = as_array(impl, rng.standard_normal((1000, 64)).astype(np.float32))
+    h0 = as_array(impl, np.zeros(64, np.float32))
+
+    @lib.jit
+    def rnn(w, h0, xs):
+        def step(h, x):
+            h = xnp.tanh(h @ w + x)
+            return h, h
+        return lax.scan(step, h0, xs)
+
+    block(impl, rnn(w, h0, xs))
+    return best_per_call(lambda: block(impl, rnn(w, h0, xs)), repeat=5)
+
+
+@workload("jit_fori_loop", unit="ms", targets={"jax": 1.05})
+def jit_fori_loop(impl: str) -> float:
+    """A jitted 10,000-iteration fori_loop (x = x * 0.999 + 0.001 on float32[16])."""
+    lib = importlib.import_module(impl)
+    lax = importlib.import_module(f"{impl}.lax")
+    x = as_array(impl, np.ones(16, np.float32))
+    f = lib.jit(lambda x: lax.fori_loop(0, 10000, lambda i, x: x * 0.999 + 0.001, x))
+    block(impl, f(x))
+    return best_per_call(lambda: block(impl, f(x)), repeat=5)
 
 
 # --- running and reporting -----------------------------------------------------

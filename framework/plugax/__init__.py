@@ -4,6 +4,13 @@ The kernel (this package) owns `bind`, the current trace and the jaxpr types;
 every primitive family arrives as a plugin found through the entry-point group
 ``plugax``. Importing plugax discovers them (see `plugax.plugins.registry`).
 """
+import warnings as _warnings
+
+# Like JAX, plugax computes inf/nan silently: NumPy's floating-point RuntimeWarnings
+# raised inside rules (attributed to plugax's own modules and its plugins') are
+# ignored. The filter names only those modules, so the user's NumPy code still warns.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"(plugax|plugax_\w+)(\.|$)")
+
 from .config import config
 from .core.array import Array
 from .core.avals import ShapedArray

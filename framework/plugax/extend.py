@@ -7,7 +7,7 @@ helper constructors. Names here follow the plugin API version
 `plugin_api_version`; they change only with a new version.
 """
 from .core.avals import ShapedArray, get_aval
-from .core.array import Array
+from .core.array import Array, signature_id
 from .core.rules import RuleContext
 from .core.trace import Primitive, bind, Tracer, is_eager
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
@@ -25,7 +25,7 @@ from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr
 from .lowering import LoweringRuleContext, lower_jaxpr_to_module
 from .api import flatten_fun
-from .core.trace import current_trace, eval_trace, user_frame
+from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import RuleSet, PluginInfo
 from .plugins.registry import plugin_api_version, registry as _registry
@@ -34,7 +34,7 @@ from .plugins.helpers import (all_weak, standard_abstract_eval, defvectorized, d
                               broadcasting_shape, same_dtypes)
 
 __all__ = [
-    "ShapedArray", "get_aval", "Array", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
+    "ShapedArray", "get_aval", "Array", "signature_id", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
     "canonicalize_dtype", "result_type", "promote_types", "short_name",
     "ShapeError", "PlugaxError", "ConcretizationTypeError",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
@@ -44,7 +44,7 @@ __all__ = [
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
     "eval_jaxpr", "typecheck_jaxpr",
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
-    "eval_trace", "user_frame", "runtime", "registry_version",
+    "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
     "all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
     "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape", "same_dtypes",

@@ -18,13 +18,29 @@ import numpy as np
 from .. import dtypes
 from .avals import ShapedArray, register_aval_handler
 
-__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value"]
+__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value", "signature_id"]
+
+_signature_ids: dict[tuple, int] = {}
+
+
+def signature_id(shape: tuple, dtype: Any, weak_type: bool) -> int:
+    """A small int naming (shape, dtype, weak type), the same for equal triples.
+
+    jit's cached-call path keys on these: a tuple of ints hashes and compares
+    far faster than a tuple of shapes and NumPy dtypes, and an Array computes
+    its id once (`_sig`), or is born with it when it comes out of a jitted call.
+    """
+    key = (shape, dtype, weak_type)
+    sig = _signature_ids.get(key)
+    if sig is None:
+        sig = _signature_ids.setdefault(key, len(_signature_ids))
+    return sig
 
 
 class Array:
     """An immutable n-dimensional array."""
 
-    __slots__ = ("_value", "_buf", "shape", "dtype", "weak_type", "__weakref__")
+    __slots__ = ("_value", "_buf", "_sig", "shape", "dtype", "weak_type", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False):
@@ -35,17 +51,23 @@ class Array:
         self.weak_type = weak_type
 
     @classmethod
-    def from_buffer(cls, buf: Any, aval: ShapedArray) -> "Array":
+    def from_buffer(cls, buf: Any, aval: ShapedArray, sig: int | None = None) -> "Array":
         """An Array backed by a device buffer; its NumPy value is fetched lazily."""
         self = object.__new__(cls)
         self._buf = buf
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.weak_type = aval.weak_type
+        if sig is not None:
+            self._sig = sig
         return self
 
     def __getattr__(self, name: str) -> Any:
-        # Only reached for unset slots: `_value` of a device-backed Array.
+        # Only reached for unset slots: `_value` of a device-backed Array, and
+        # `_sig`, computed on first use.
+        if name == "_sig":
+            sig = self._sig = signature_id(self.shape, self.dtype, self.weak_type)
+            return sig
         if name == "_value":
             buf = object.__getattribute__(self, "_buf")
             if buf is not None:

@@ -11,6 +11,7 @@ reference cycles keep dead tracers alive.
 from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Sequence
+from itertools import count
 from weakref import ref
 
 import numpy as np
@@ -27,6 +28,9 @@ __all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "Lambda
            "ConstRecipe", "EqnRecipe", "toposort", "dce_jaxpr"]
 
 
+_recipe_order = count()
+
+
 class LambdaBinding(NamedTuple):
     """Recipe of an unknown input of the staged jaxpr."""
 
@@ -39,11 +43,14 @@ class ConstRecipe(NamedTuple):
 class EqnRecipe:
     """Recipe of staged primitive application; outputs held weakly."""
 
-    __slots__ = ("primitive", "tracers_in", "params", "avals_out", "tracer_refs_out")
+    __slots__ = ("primitive", "tracers_in", "params", "avals_out", "tracer_refs_out", "order")
 
     def __init__(self, primitive, tracers_in, params, avals_out, tracer_refs_out):
         self.primitive, self.tracers_in, self.params = primitive, tracers_in, params
         self.avals_out, self.tracer_refs_out = avals_out, tracer_refs_out
+        # creation order is a topological order (inputs exist before their users), so
+        # the staged jaxpr sorts by it instead of running a graph sort
+        self.order = next(_recipe_order)
 
 
 class PartialEvalTracer(core.Tracer):
@@ -149,49 +156,62 @@ def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
 
 
 def tracers_to_jaxpr(tracers_in: list, tracers_out: list) -> ClosedJaxpr:
-    """Topologically sort the recipe graph into a jaxpr; ConstRecipes become constvars."""
-    var_of: dict[int, Var] = {id(t): Var(t.aval) for t in tracers_in}
+    """The recipes reachable from `tracers_out` as a jaxpr, equations in creation order;
+    ConstRecipes become constvars (in order of first use) or inline literals."""
+    var_of: dict[int, Var] = {id(t): Var(t._aval) for t in tracers_in}
+    recipes: dict[int, EqnRecipe] = {}
+    seen: set[int] = set()
+    stack = list(tracers_out)
+    while stack:   # reachability only: the order comes from EqnRecipe.order
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        recipe = t.recipe
+        if type(recipe) is EqnRecipe:
+            recipes[id(recipe)] = recipe
+            stack.extend(recipe.tracers_in)
+        elif type(recipe) is LambdaBinding and id(t) not in var_of:
+            raise UnexpectedTracerError(f"{t!r} is an input of a different partial evaluation")
     const_vars: dict[int, Var] = {}
     consts: list[Any] = []
-    eqns: list[JaxprEqn] = []
-    done: set[int] = set()
-    for t in toposort(tracers_out, _parents):
-        recipe = t.recipe
-        kind = type(recipe)
-        if kind is LambdaBinding:
-            if id(t) not in var_of:
-                raise UnexpectedTracerError(
-                    f"{t!r} is an input of a different partial evaluation")
-        elif kind is ConstRecipe and _is_literal(recipe.val):
-            var_of[id(t)] = Literal(recipe.val, t.aval)
-        elif kind is ConstRecipe:
-            var = const_vars.get(id(recipe.val))
-            if var is None:
-                var = const_vars[id(recipe.val)] = Var(t.aval)
-                consts.append(recipe.val)
+
+    def atom(t: PartialEvalTracer) -> Any:
+        var = var_of.get(id(t))
+        if var is None:   # a known value: the first use makes its constvar or literal
+            val = t.recipe.val
+            if _is_literal(val):
+                var = Literal(val, t._aval)
+            else:
+                var = const_vars.get(id(val))
+                if var is None:
+                    var = const_vars[id(val)] = Var(t._aval)
+                    consts.append(val)
             var_of[id(t)] = var
-        elif id(recipe) not in done:
-            done.add(id(recipe))
-            outvars = [Var(a) for a in recipe.avals_out]
-            for tref, v in zip(recipe.tracer_refs_out, outvars):
-                if tref() is not None:
-                    var_of[id(tref())] = v
-            eqns.append(JaxprEqn([var_of[id(x)] for x in recipe.tracers_in], outvars,
-                                 recipe.primitive, recipe.params))
+        return var
+
+    eqns: list[JaxprEqn] = []
+    for recipe in sorted(recipes.values(), key=_creation_order):
+        invars = [atom(x) for x in recipe.tracers_in]
+        outvars = [Var(a) for a in recipe.avals_out]
+        for tref, v in zip(recipe.tracer_refs_out, outvars):
+            t = tref()
+            if t is not None:
+                var_of[id(t)] = v
+        eqns.append(JaxprEqn(invars, outvars, recipe.primitive, recipe.params))
     jaxpr = Jaxpr(list(const_vars.values()), [var_of[id(t)] for t in tracers_in], eqns,
-                  [var_of[id(t)] for t in tracers_out])
+                  [atom(t) for t in tracers_out])
     return ClosedJaxpr(jaxpr, consts)
+
+
+def _creation_order(recipe: EqnRecipe) -> int:
+    return recipe.order
 
 
 def _is_literal(val: Any) -> bool:
     """Scalars are written inline, as the jaxpr-building trace does."""
     return type(val) in (bool, int, float, complex) or (
         isinstance(val, (np.ndarray, np.generic, Array)) and val.shape == ())
-
-
-def _parents(t: PartialEvalTracer) -> list:
-    recipe = t.recipe
-    return recipe.tracers_in if type(recipe) is EqnRecipe else []
 
 
 def toposort(out_nodes: list, parents: Callable[[Any], list]) -> list:

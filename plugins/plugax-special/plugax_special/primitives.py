@@ -15,7 +15,6 @@ import math
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special as sc
 
 import plugax.lax as lax
 from plugax.extend import (Primitive, RuleSet, defbroadcasting, defjvp, defvectorized,
@@ -35,14 +34,18 @@ def _floats(prim: Primitive) -> Callable:
     return same_dtypes(prim, _is_float, "a floating-point dtype")
 
 
-def _scipy(fn: Callable) -> Callable:
-    """Run a SciPy ufunc in at least float32 (it has no float16/bfloat16 loops), cast back."""
+def _scipy(name: str) -> Callable:
+    """Run the SciPy ufunc `scipy.special.<name>` in at least float32 (it has no
+    float16/bfloat16 loops), cast back. SciPy is imported on first use: importing
+    it costs ~150 ms, which `import plugax` (which loads every plugin) must not pay."""
     def impl(*xs: np.ndarray) -> np.ndarray:
+        import scipy.special
+        fn = getattr(scipy.special, name)
         dtype = xs[0].dtype
         wide = np.float32 if dtype.itemsize < 4 else dtype
         with np.errstate(all="ignore"):
             return np.asarray(fn(*(np.asarray(x, wide) for x in xs))).astype(dtype)
-    impl.__name__ = getattr(fn, "__name__", "impl")
+    impl.__name__ = name
     return impl
 
 
@@ -61,14 +64,14 @@ def _erf_derivative(x: Any) -> Any:
 
 # (primitive, impl, derivative(ans, x), CHLO op): the jvp is tangent * derivative.
 _UNARY: list[tuple[Primitive, Callable, Callable, str]] = [
-    (erf_p, sc.erf, lambda ans, x: _erf_derivative(x), "erf"),
-    (erfc_p, sc.erfc, lambda ans, x: lax.neg(_erf_derivative(x)), "erfc"),
+    (erf_p, "erf", lambda ans, x: _erf_derivative(x), "erf"),
+    (erfc_p, "erfc", lambda ans, x: lax.neg(_erf_derivative(x)), "erfc"),
     # erf_inv(erf(y)) = y: the derivative is 1 / erf'(ans) = sqrt(pi)/2 * exp(ans^2)
-    (erf_inv_p, sc.erfinv,
+    (erf_inv_p, "erfinv",
      lambda ans, x: lax.mul(_const(x, 1 / _TWO_OVER_SQRT_PI), lax.exp(lax.square(ans))),
      "erf_inv"),
-    (lgamma_p, sc.gammaln, lambda ans, x: digamma_p.bind(x), "lgamma"),
-    (digamma_p, sc.digamma, lambda ans, x: polygamma_p.bind(_const(x, 1.0), x), "digamma"),
+    (lgamma_p, "gammaln", lambda ans, x: digamma_p.bind(x), "lgamma"),
+    (digamma_p, "digamma", lambda ans, x: polygamma_p.bind(_const(x, 1.0), x), "digamma"),
 ]
 
 
@@ -94,7 +97,7 @@ def _polygamma_dx(g: Any, ans: Any, m: Any, x: Any) -> Any:
 
 
 # polygamma(m, x): m is an order (a whole number), not differentiable, as in JAX.
-POLYGAMMA = defbroadcasting(polygamma_p, _scipy(sc.polygamma), dtype_rule=_floats(polygamma_p),
+POLYGAMMA = defbroadcasting(polygamma_p, _scipy("polygamma"), dtype_rule=_floats(polygamma_p),
                             jvp=defjvp(polygamma_p, None, _polygamma_dx),
                             lowering=_chlo("polygamma"))
 

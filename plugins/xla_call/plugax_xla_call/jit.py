@@ -15,6 +15,7 @@ equation whose rules (primitive.py) transform the whole jaxpr.
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import weakref
 from collections import OrderedDict
@@ -24,9 +25,10 @@ import numpy as np
 
 from plugax.config import config as _config
 import plugax.tree_util as tu
+import plugax
 from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
                            current_trace, eval_trace, flatten_fun, get_aval, registry_version,
-                           runtime, trace_to_jaxpr)
+                           runtime, signature_id, trace_state, trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
@@ -68,6 +70,18 @@ def leaf_aval(x: Any) -> ShapedArray:
     return get_aval(x)
 
 
+def _fast_key(args: tuple) -> tuple[Any, tuple | None]:
+    """(leaves, key) for the cached-call path, or key None if the arguments need
+    the general path. All-Array positional arguments key on their `_sig`s alone."""
+    if all(type(x) is Array for x in args):
+        return args, tuple([x._sig for x in args])
+    leaves: list = []
+    key: list = []
+    if not _fast_flatten(args, leaves, key):
+        return leaves, None
+    return leaves, tuple(key)
+
+
 def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     """Flatten Arrays in tuples, lists and dicts, writing a signature key as we go.
 
@@ -81,7 +95,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     t = type(x)
     if t is Array:
         leaves.append(x)
-        key += (x.shape, x.dtype, x.weak_type)
+        key.append(x._sig)
         return True
     if t is tuple or t is list:
         key.append((t, len(x)))
@@ -115,7 +129,7 @@ class _Entry:
     """
 
     __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_run",
-                 "_handlers", "_out_avals", "_in_avals", "_to_device", "single")
+                 "_handlers", "_out_avals", "_out_sigs", "_in_avals", "_to_device", "single")
 
     def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
                  const_tracers: list = ()):
@@ -130,6 +144,7 @@ class _Entry:
         self._run = exe.loaded.execute_sharded
         self._handlers = exe.handlers
         self._out_avals = exe.out_avals
+        self._out_sigs = [signature_id(a.shape, a.dtype, a.weak_type) for a in exe.out_avals]
         self._in_avals = list(self.closed.in_avals)
         self._to_device = runtime().to_device
 
@@ -137,18 +152,31 @@ class _Entry:
         """Run on concrete leaves (Arrays, NumPy values, scalars); results stay on device."""
         if self._exe is None:
             self._prepare()
+        try:
+            bufs = list(map(_buffer_of, leaves))
+        except AttributeError:  # a scalar or NumPy leaf
+            bufs = [None]
+        if None in bufs:
+            bufs = self._device_buffers(leaves)
+        outs = self._run(bufs).consume_with_handlers(self._handlers)
+        new = Array.from_buffer
+        if self.single:
+            return new(outs[0], self._out_avals[0], self._out_sigs[0])
+        return tu.tree_unflatten(self.out_tree, [new(o, a, sig) for o, a, sig in
+                                                 zip(outs, self._out_avals, self._out_sigs)])
+
+    def _device_buffers(self, leaves: Sequence[Any]) -> list:
+        """Buffers for leaves that are not yet on the device (transferred once)."""
         bufs = []
         for x, aval in zip(leaves, self._in_avals):
             if type(x) is not Array:
                 x = _as_array(x, aval)
-            buf = x._buf
-            bufs.append(buf if buf is not None else self._to_device(x))
-        outs = self._run(bufs).consume_with_handlers(self._handlers)
-        new = Array.from_buffer
-        if self.single:
-            return new(outs[0], self._out_avals[0])
-        return tu.tree_unflatten(self.out_tree, [new(o, a) for o, a in
-                                                 zip(outs, self._out_avals)])
+            bufs.append(x._buf if x._buf is not None else self._to_device(x))
+        return bufs
+
+
+_registry = plugax.registry
+_buffer_of = operator.attrgetter("_buf")
 
 
 def _as_array(x: Any, aval: ShapedArray) -> Array:
@@ -172,12 +200,18 @@ class JitFunction:
 
     # -- calling -------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._simple and not kwargs and current_trace() is eval_trace:
-            leaves, key = [], []
-            if _fast_flatten(args, leaves, key):
-                entry = self._cache.get(tuple(key))
-                if entry is not None and entry.version == registry_version():
-                    return entry.call(leaves)
+        # The cached top-level call: everything here runs on every call, so it reads
+        # the thread's current trace and the registry version directly.
+        if self._simple and not kwargs and trace_state.trace is eval_trace:
+            try:  # only Arrays have `_sig` (an int naming shape, dtype and weak type)
+                leaves, key = args, tuple([x._sig for x in args])
+            except AttributeError:  # containers, scalars, NumPy arrays
+                leaves, key = _fast_key(args)
+                if key is None:
+                    return self._call(args, kwargs)
+            entry = self._cache.get(key)
+            if entry is not None and entry.version == _registry.version:
+                return entry.call(leaves)
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -191,9 +225,9 @@ class JitFunction:
         """The cache entry for these arguments (tracing on a miss), and their leaves."""
         dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
         leaves, in_tree = tu.tree_flatten((dyn_args, dyn_kwargs))
-        fast_key: list = []
-        if self._simple and not kwargs and _fast_flatten(args, [], fast_key):
-            key = tuple(fast_key)  # the fast path's key (see __call__)
+        fast_key = _fast_key(args)[1] if self._simple and not kwargs else None
+        if fast_key is not None:
+            key = fast_key  # the cached-call path's key (see __call__)
         else:
             key = (in_tree, *[v for x in leaves for v in _leaf_key(x)], statics,
                    _config.enable_x64)
