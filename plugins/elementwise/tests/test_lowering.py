@@ -257,6 +257,7 @@ NUMPY_FUNCTIONS = [
 ]
 
 
+@pytest.mark.skipif(not hasattr(px, "jit"), reason="the xla_call plugin (px.jit) is not loaded")
 @pytest.mark.parametrize("i", range(len(NUMPY_FUNCTIONS)))
 def test_numpy_functions_jit_equals_eager(i):
     x, y = draw("float32", seed=20), draw("float32", seed=21)
