@@ -61,9 +61,12 @@ class PyTreeDef:
 
     __slots__ = ("node", "meta", "children", "num_leaves", "_hash")
 
-    def __init__(self, node: NodeType | None, meta: Hashable, children: tuple):
+    def __init__(self, node: NodeType | None, meta: Hashable, children: tuple,
+                 num_leaves: int | None = None):
         self.node, self.meta, self.children = node, meta, children
-        self.num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+        if num_leaves is None:   # flattening knows it already and passes it
+            num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+        self.num_leaves = num_leaves
         self._hash = None
 
     def __eq__(self, other: object) -> bool:
@@ -106,8 +109,10 @@ def _hashable(meta: Any) -> Any:
 _LEAF = PyTreeDef(None, None, ())
 _NONE_NODE = NodeType("None", lambda x: (None, ()), lambda meta, children: None)
 
-register_pytree_node(tuple, lambda t: (t, None), lambda _, xs: tuple(xs))
-register_pytree_node(list, lambda lst: (lst, None), lambda _, xs: list(xs))
+# tuples and lists give (meta, children) directly, without register_pytree_node's
+# argument-order adapter: they are flattened on every transformation call
+_node_types[tuple] = NodeType("tuple", lambda t: (None, t), lambda _, xs: tuple(xs))
+_node_types[list] = NodeType("list", lambda lst: (None, lst), lambda _, xs: list(xs))
 register_pytree_node(dict,
                      lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
                      lambda keys, xs: dict(zip(keys, xs)))
@@ -133,12 +138,22 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 
 
 def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
-    node = None if (is_leaf is not None and is_leaf(x)) else _node_type(x)
+    """Append `x`'s leaves to `leaves`. Written as plain loops, without generators or
+    a helper call per leaf: every grad/jvp/vmap call flattens its inputs and outputs."""
+    node = None
+    if is_leaf is None or not is_leaf(x):
+        node = _node_types.get(type(x))
+        if node is None and isinstance(x, tuple):   # maybe a namedtuple
+            node = _node_type(x)
     if node is None:
         leaves.append(x)
         return _LEAF
+    start = len(leaves)
     meta, children = node.to_iterable(x)
-    return PyTreeDef(node, meta, tuple(_flatten(c, leaves, is_leaf) for c in children))
+    defs = []
+    for c in children:
+        defs.append(_flatten(c, leaves, is_leaf))
+    return PyTreeDef(node, meta, tuple(defs), len(leaves) - start)
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:

@@ -249,12 +249,7 @@ class EvalTrace(Trace):
         weak_rule = weak_type_rules.get(primitive)
         if rule is None or weak_rule is None or primitive.multiple_results:
             return self._process_general(primitive, args, params)
-        try:
-            out = rule(IMPL_CTX, *vals, **params)
-        except PlugaxError:
-            raise
-        except Exception as err:
-            raise _explain_impl_failure(primitive, vals, params, err) from err
+        out = _run_impl(rule, primitive, vals, params)
         if weak_rule is all_weak:
             weak = n_weak > 0 and n_weak == len(args)
         else:
@@ -277,12 +272,7 @@ class EvalTrace(Trace):
         rule = impl_rules.get(primitive)
         if rule is None:
             raise missing_rule(primitive, "impl", "evaluation")
-        try:
-            out = rule(IMPL_CTX, *vals, **params)
-        except PlugaxError:
-            raise
-        except Exception as err:
-            raise _explain_impl_failure(primitive, vals, params, err) from err
+        out = _run_impl(rule, primitive, vals, params)
         weak = _output_weak_types(primitive, args, params, any_weak)
         if primitive.multiple_results:
             weak = weak or [False] * len(out)
@@ -291,6 +281,16 @@ class EvalTrace(Trace):
 
     def describe(self) -> str:
         return "EvalTrace"
+
+
+def _run_impl(rule: Any, primitive: Primitive, vals: list, params: dict) -> Any:
+    """Call an impl rule; a NumPy failure becomes an error naming the primitive."""
+    try:
+        return rule(IMPL_CTX, *vals, **params)
+    except PlugaxError:
+        raise
+    except Exception as err:
+        raise _explain_impl_failure(primitive, vals, params, err) from err
 
 
 def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, bool]:

@@ -4,15 +4,17 @@ Known values never become tracers here: they are ordinary values (concrete
 arrays or tracers of enclosing transformations) and binds on them go to the
 parent trace, i.e. they are *evaluated* — which is why Python control flow on
 primal values keeps working under `grad`. Only values that depend on unknown
-inputs are `PartialEvalTracer`s; each points at the recipe that makes it, and
-recipes point back at their outputs through weak references only, so no
-reference cycles keep dead tracers alive.
+inputs are `PartialEvalTracer`s; each holds the jaxpr atom (Var or Literal)
+that names it. Staging a primitive appends its equation to the trace's list
+right away, in creation order (a topological order); at the end, equations
+no output needs are dropped. (This replaces a graph of per-tracer recipes that
+was walked and sorted at the end: appending as we go is the same order, cheaper.)
+The trace holds equations and Vars, never its tracers, and forgets them when it
+ends, so no reference cycle keeps dead tracers alive.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
-from itertools import count
-from weakref import ref
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -21,45 +23,22 @@ from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule, \
     partial_eval_rules
-from ..errors import UnexpectedTracerError
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
-__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "LambdaBinding",
-           "ConstRecipe", "EqnRecipe", "toposort", "dce_jaxpr"]
-
-
-_recipe_order = count()
-
-
-class LambdaBinding(NamedTuple):
-    """Recipe of an unknown input of the staged jaxpr."""
-
-
-class ConstRecipe(NamedTuple):
-    """Recipe of a known value used by staged computation: becomes a constvar."""
-    val: Any
-
-
-class EqnRecipe:
-    """Recipe of staged primitive application; outputs held weakly."""
-
-    __slots__ = ("primitive", "tracers_in", "params", "avals_out", "tracer_refs_out", "order")
-
-    def __init__(self, primitive, tracers_in, params, avals_out, tracer_refs_out):
-        self.primitive, self.tracers_in, self.params = primitive, tracers_in, params
-        self.avals_out, self.tracer_refs_out = avals_out, tracer_refs_out
-        # creation order is a topological order (inputs exist before their users), so
-        # the staged jaxpr sorts by it instead of running a graph sort
-        self.order = next(_recipe_order)
+__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "toposort",
+           "dce_jaxpr"]
 
 
 class PartialEvalTracer(core.Tracer):
-    __slots__ = ("_aval", "recipe")
+    """An unknown value: `atom` is its Var (or the Literal/constvar of a known value
+    that `instantiate_const` made into a staged operand)."""
 
-    def __init__(self, trace: "PartialEvalTrace", aval: ShapedArray, recipe: Any):
+    __slots__ = ("_aval", "atom")
+
+    def __init__(self, trace: "PartialEvalTrace", aval: ShapedArray, atom: Var | Literal):
         self._trace = trace
         self._aval = aval
-        self.recipe = recipe
+        self.atom = atom
 
     @property
     def aval(self) -> ShapedArray:
@@ -71,10 +50,13 @@ register_aval_handler(PartialEvalTracer, lambda t: t._aval)
 
 class PartialEvalTrace(core.Trace):
     def __init__(self) -> None:
+        self.eqns: list[JaxprEqn] = []           # staged, in creation order
+        self.constvars: dict[int, Var] = {}     # id(known value) -> its constvar
+        self.constvals: list[Any] = []          # those values, in the same order
         self.created_at = core.user_frame()
 
     def new_arg(self, aval: ShapedArray) -> PartialEvalTracer:
-        return PartialEvalTracer(self, aval, LambdaBinding())
+        return PartialEvalTracer(self, aval, Var(aval))
 
     def is_unknown(self, x: Any) -> bool:
         return type(x) is PartialEvalTracer and x._trace is self
@@ -82,7 +64,19 @@ class PartialEvalTrace(core.Trace):
     def instantiate_const(self, x: Any) -> PartialEvalTracer:
         if self.is_unknown(x):
             return x
-        return PartialEvalTracer(self, get_aval(x), ConstRecipe(x))
+        aval = get_aval(x)
+        return PartialEvalTracer(self, aval, self._const_atom(x, aval))
+
+    def _const_atom(self, val: Any, aval: ShapedArray) -> Var | Literal:
+        """A known operand of a staged equation: scalars inline as Literals (as the
+        jaxpr-building trace writes them), anything else one constvar per value."""
+        if _is_literal(val):
+            return Literal(val, aval)
+        var = self.constvars.get(id(val))
+        if var is None:   # constvals keeps `val` alive, so its id stays unique
+            var = self.constvars[id(val)] = Var(aval)
+            self.constvals.append(val)
+        return var
 
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
         for x in args:
@@ -111,26 +105,53 @@ class PartialEvalTrace(core.Trace):
 
     def stage(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
         """Record `primitive` as a staged equation whose outputs are unknown."""
-        tracers_in, avals_in = [], []
+        atoms, avals_in = [], []
         for x in args:
-            t = x if type(x) is PartialEvalTracer and x._trace is self \
-                else self.instantiate_const(x)
-            tracers_in.append(t)
-            avals_in.append(t._aval)
+            if type(x) is PartialEvalTracer and x._trace is self:
+                atoms.append(x.atom)
+                avals_in.append(x._aval)
+            else:
+                aval = get_aval(x)
+                atoms.append(self._const_atom(x, aval))
+                avals_in.append(aval)
         rule = abstract_eval_rules.get(primitive)
         if rule is None:
             raise missing_rule(primitive, "abstract_eval", "partial evaluation")
         out = rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
         if not primitive.multiple_results:   # the common case, without the lists
-            t = PartialEvalTracer(self, out, None)
-            t.recipe = EqnRecipe(primitive, tracers_in, params, [out], [ref(t)])
-            return t
-        avals = list(out)
-        outs = [PartialEvalTracer(self, a, None) for a in avals]
-        recipe = EqnRecipe(primitive, tracers_in, params, avals, [ref(t) for t in outs])
-        for t in outs:
-            t.recipe = recipe
-        return outs
+            var = Var(out)
+            self.eqns.append(JaxprEqn(atoms, [var], primitive, params))
+            return PartialEvalTracer(self, out, var)
+        outvars = [Var(a) for a in out]
+        self.eqns.append(JaxprEqn(atoms, outvars, primitive, params))
+        return [PartialEvalTracer(self, v.aval, v) for v in outvars]
+
+    def to_jaxpr(self, tracers_in: list, tracers_out: list) -> ClosedJaxpr:
+        """The staged equations `tracers_out` need, as a jaxpr over `tracers_in`; the
+        known values they use are its consts (the residuals)."""
+        outvars = [t.atom for t in tracers_out]
+        live = {v for v in outvars if type(v) is Var}
+        kept = []
+        for eqn in reversed(self.eqns):   # backwards: keep what a live value needs
+            for v in eqn.outvars:
+                if v in live:
+                    break
+            else:
+                continue
+            kept.append(eqn)
+            live.update(x for x in eqn.invars if type(x) is Var)
+        kept.reverse()
+        used = [(v, val) for v, val in zip(self.constvars.values(), self.constvals)
+                if v in live]
+        jaxpr = Jaxpr([v for v, _ in used], [t.atom for t in tracers_in], kept, outvars)
+        return ClosedJaxpr(jaxpr, [val for _, val in used])
+
+    def invalidate(self) -> None:
+        """Forget the staged equations once the trace ends (its jaxpr owns them now):
+        their params may hold user closures (custom_vjp's bwd) that reach this trace's
+        tracers, and through them the trace: a cycle only the GC would free."""
+        super().invalidate()
+        self.eqns, self.constvars, self.constvals = [], {}, []
 
     def describe(self) -> str:
         return "PartialEvalTrace"
@@ -150,62 +171,9 @@ def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
         outs = list(fun(*known, *tracers_in))
         unknown_mask = [trace.is_unknown(o) for o in outs]
         tracers_out = [o for o in outs if trace.is_unknown(o)]
-        closed = tracers_to_jaxpr(tracers_in, tracers_out)
+        closed = trace.to_jaxpr(tracers_in, tracers_out)
     known_outs = [None if unk else o for o, unk in zip(outs, unknown_mask)]
     return known_outs, closed, unknown_mask
-
-
-def tracers_to_jaxpr(tracers_in: list, tracers_out: list) -> ClosedJaxpr:
-    """The recipes reachable from `tracers_out` as a jaxpr, equations in creation order;
-    ConstRecipes become constvars (in order of first use) or inline literals."""
-    var_of: dict[int, Var] = {id(t): Var(t._aval) for t in tracers_in}
-    recipes: dict[int, EqnRecipe] = {}
-    seen: set[int] = set()
-    stack = list(tracers_out)
-    while stack:   # reachability only: the order comes from EqnRecipe.order
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        recipe = t.recipe
-        if type(recipe) is EqnRecipe:
-            recipes[id(recipe)] = recipe
-            stack.extend(recipe.tracers_in)
-        elif type(recipe) is LambdaBinding and id(t) not in var_of:
-            raise UnexpectedTracerError(f"{t!r} is an input of a different partial evaluation")
-    const_vars: dict[int, Var] = {}
-    consts: list[Any] = []
-
-    def atom(t: PartialEvalTracer) -> Any:
-        var = var_of.get(id(t))
-        if var is None:   # a known value: the first use makes its constvar or literal
-            val = t.recipe.val
-            if _is_literal(val):
-                var = Literal(val, t._aval)
-            else:
-                var = const_vars.get(id(val))
-                if var is None:
-                    var = const_vars[id(val)] = Var(t._aval)
-                    consts.append(val)
-            var_of[id(t)] = var
-        return var
-
-    eqns: list[JaxprEqn] = []
-    for recipe in sorted(recipes.values(), key=_creation_order):
-        invars = [atom(x) for x in recipe.tracers_in]
-        outvars = [Var(a) for a in recipe.avals_out]
-        for tref, v in zip(recipe.tracer_refs_out, outvars):
-            t = tref()
-            if t is not None:
-                var_of[id(t)] = v
-        eqns.append(JaxprEqn(invars, outvars, recipe.primitive, recipe.params))
-    jaxpr = Jaxpr(list(const_vars.values()), [var_of[id(t)] for t in tracers_in], eqns,
-                  [atom(t) for t in tracers_out])
-    return ClosedJaxpr(jaxpr, consts)
-
-
-def _creation_order(recipe: EqnRecipe) -> int:
-    return recipe.order
 
 
 def _is_literal(val: Any) -> bool:

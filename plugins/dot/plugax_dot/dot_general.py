@@ -9,6 +9,7 @@ operand) followed by a transpose back into that operand's dimension order.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 import ml_dtypes
@@ -78,16 +79,28 @@ def _check(lhs: ShapedArray, rhs: ShapedArray, dims: DotDimensionNumbers) -> Non
             raise _error(lhs, rhs, dims, f"needs {kind} dimensions of equal sizes")
 
 
+_checked_shapes: dict = {}   # (lhs shape, rhs shape, dims) -> output shape, checked once
+
+
 def _abstract_eval(ctx, lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
                    preferred_element_type=None) -> ShapedArray:
-    dims = dimension_numbers
-    _check(lhs, rhs, dims)
-    (lc, rc), (lb, rb) = dims
-    shape = tuple(lhs.shape[d] for d in lb) \
-        + tuple(lhs.shape[d] for d in _free(lhs.ndim, lc, lb)) \
-        + tuple(rhs.shape[d] for d in _free(rhs.ndim, rc, rb))
+    """Checks and output shape are pure Python work per (shapes, dims), not per value:
+    under grad every step re-traces the same products, so each is done once."""
+    key = (lhs.shape, rhs.shape, dimension_numbers)
+    shape = _checked_shapes.get(key)
+    if shape is None:
+        _check(lhs, rhs, dimension_numbers)
+        shape = _out_shape(lhs.shape, rhs.shape, dimension_numbers)
+        if len(_checked_shapes) < 4096:
+            _checked_shapes[key] = shape
     dtype = _output_dtype(lhs.dtype, rhs.dtype, preferred_element_type)
     return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _out_shape(lhs: tuple, rhs: tuple, dims: DotDimensionNumbers) -> tuple:
+    (lc, rc), (lb, rb) = dims
+    return tuple(lhs[d] for d in lb) + tuple(lhs[d] for d in _free(len(lhs), lc, lb)) \
+        + tuple(rhs[d] for d in _free(len(rhs), rc, rb))
 
 
 # --- evaluation ------------------------------------------------------------------------
@@ -141,22 +154,32 @@ def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, their
     (true for lhs).
     """
     import plugax.lax as lax
+    dims, perm = _transpose_plan(aval.ndim, get_aval(other).ndim, own, theirs, own_free_first)
+    out = dot_general_p.bind(ct, other, dimension_numbers=dims,
+                             preferred_element_type=aval.dtype)
+    return lax.transpose(out, perm) if perm is not None else out
+
+
+@lru_cache(maxsize=1024)
+def _transpose_plan(own_ndim: int, their_ndim: int, own: tuple, theirs: tuple,
+                    own_free_first: bool) -> tuple[DotDimensionNumbers, tuple | None]:
+    """The dimension numbers of the cotangent's dot_general and the permutation back
+    into this operand's order (None if none is needed). Pure index arithmetic on ranks
+    and dims, so it is computed once per form (reverse mode repeats the same ones)."""
     (oc, ob), (tc, tb) = own, theirs
-    own_free = _free(aval.ndim, oc, ob)
-    their_free = _free(get_aval(other).ndim, tc, tb)
+    own_free = _free(own_ndim, oc, ob)
+    their_free = _free(their_ndim, tc, tb)
     nb = len(ob)
     start = nb + (len(own_free) if own_free_first else 0)
     ct_their_free = tuple(range(start, start + len(their_free)))
     dims = DotDimensionNumbers(((ct_their_free, tuple(their_free)), (tuple(range(nb)), tb)))
-    out = dot_general_p.bind(ct, other, dimension_numbers=dims,
-                             preferred_element_type=aval.dtype)
     # out's dims: batch (ob order), ct's remaining dims (this operand's free dims, in
     # order), then the other's contracting dims in its order, each standing for its
     # partner in `oc`.
     partner = dict(zip(tc, oc))
     out_as_own = list(ob) + own_free + [partner[d] for d in sorted(tc)]
     perm = tuple(sorted(range(len(out_as_own)), key=out_as_own.__getitem__))
-    return lax.transpose(out, perm) if perm != tuple(range(len(perm))) else out
+    return dims, (perm if perm != tuple(range(len(perm))) else None)
 
 
 def _transpose(ctx, ct, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
@@ -206,11 +229,28 @@ def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,
     the params otherwise, so the jaxpr prints as JAX's does).
     """
     if type(dimension_numbers) is not DotDimensionNumbers:
-        dimension_numbers = DotDimensionNumbers(dimension_numbers)
+        dimension_numbers = _as_dimension_numbers(dimension_numbers)
     params = {"dimension_numbers": dimension_numbers}
     if preferred_element_type is not None:
         params["preferred_element_type"] = canonicalize_dtype(preferred_element_type)
     return bind(dot_general_p, lhs, rhs, **params)
+
+
+_dimension_numbers: dict = {}   # plain nested tuples -> DotDimensionNumbers
+
+
+def _as_dimension_numbers(dims: Any) -> DotDimensionNumbers:
+    """DotDimensionNumbers(dims), memoised for hashable `dims`: matmul and dot pass the
+    same few plain tuples on every call, and building one walks all four sequences."""
+    try:
+        found = _dimension_numbers.get(dims)
+    except TypeError:   # lists inside: normalise every time
+        return DotDimensionNumbers(dims)
+    if found is None:
+        found = DotDimensionNumbers(dims)
+        if len(_dimension_numbers) < 1024:
+            _dimension_numbers[dims] = found
+    return found
 
 
 def dot(lhs: Any, rhs: Any, preferred_element_type: Any = None) -> Any:

@@ -74,8 +74,13 @@ def _broadcast_in_dim_transpose(ct, aval, *, shape, broadcast_dimensions):
     bd = broadcast_dimensions
     summed = tuple(d for d in range(len(shape)) if d not in bd) + tuple(
         d for i, d in enumerate(bd) if aval.shape[i] == 1 and shape[d] != 1)
-    out = lax.reduce_sum(ct, tuple(sorted(summed))) if summed else ct
-    return reshape(out, aval.shape) if summed else out
+    if not summed:
+        return ct
+    out = lax.reduce_sum(ct, tuple(sorted(summed)))
+    # only summed stretched 1s need restoring; the usual bias broadcast has none, and
+    # skipping the no-op reshape saves a bind per bias in every backward pass
+    kept = tuple(n for d, n in enumerate(shape) if d not in summed)
+    return out if kept == aval.shape else reshape(out, aval.shape)
 
 
 def _broadcast_in_dim_vmap(ctx, args, dims, *, shape, broadcast_dimensions):
