@@ -70,11 +70,18 @@ def leaf_aval(x: Any) -> ShapedArray:
     return get_aval(x)
 
 
+def _call_key(args: tuple) -> tuple[Any, tuple | None]:
+    """(leaves, key) of the cached-call path (the jitted function inlines this):
+    positional Arrays key on their `_sig`s alone, containers on `_fast_key`."""
+    try:
+        return args, tuple(map(_sig_of, args))
+    except AttributeError:
+        return _fast_key(args)
+
+
 def _fast_key(args: tuple) -> tuple[Any, tuple | None]:
     """(leaves, key) for the cached-call path, or key None if the arguments need
-    the general path. All-Array positional arguments key on their `_sig`s alone."""
-    if all(type(x) is Array for x in args):
-        return args, tuple([x._sig for x in args])
+    the general path."""
     leaves: list = []
     key: list = []
     if not _fast_flatten(args, leaves, key):
@@ -86,31 +93,29 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     """Flatten Arrays in tuples, lists and dicts, writing a signature key as we go.
 
     The cached-call path uses this instead of building a PyTreeDef: the key
-    (container kinds, dict keys, and each Array's shape, dtype and weak type)
-    determines the tree structure and the avals, so equal keys mean equal
-    signatures. Leaves come out in `tree_flatten`'s order (dict keys sorted).
-    Returns False for anything else (scalars, NumPy arrays, custom nodes), which
-    then takes the general path.
+    (container kinds, dict keys, and each Array's `_sig`: its shape, dtype and
+    weak type as one int) determines the tree structure and the avals, so equal
+    keys mean equal signatures. Leaves come out in `tree_flatten`'s order (dict
+    keys sorted). Returns False for anything else (scalars, NumPy arrays,
+    custom nodes), which then takes the general path.
     """
     t = type(x)
-    if t is Array:
-        leaves.append(x)
-        key.append(x._sig)
-        return True
     if t is tuple or t is list:
         key.append((t, len(x)))
-        for c in x:
-            if not _fast_flatten(c, leaves, key):
-                return False
-        return True
-    if t is dict:
-        keys = sorted(x)
-        key.append(tuple(keys))
-        for k in keys:
-            if not _fast_flatten(x[k], leaves, key):
-                return False
-        return True
-    return False
+        children = x
+    elif t is dict:
+        names = sorted(x)
+        key.append(tuple(names))
+        children = [x[k] for k in names]
+    else:
+        return False
+    for c in children:
+        if type(c) is Array:  # the common case, without a recursive call
+            leaves.append(c)
+            key.append(c._sig)
+        elif not _fast_flatten(c, leaves, key):
+            return False
+    return True
 
 
 def _leaf_key(x: Any) -> tuple:
@@ -129,7 +134,8 @@ class _Entry:
     """
 
     __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_run",
-                 "_handlers", "_out_avals", "_out_sigs", "_in_avals", "_to_device", "single")
+                 "_handlers", "_out_avals", "_out_sigs", "_in_avals", "_to_device", "single",
+                 "_build")
 
     def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
                  const_tracers: list = ()):
@@ -147,6 +153,7 @@ class _Entry:
         self._out_sigs = [signature_id(a.shape, a.dtype, a.weak_type) for a in exe.out_avals]
         self._in_avals = list(self.closed.in_avals)
         self._to_device = runtime().to_device
+        self._build = _output_builder(self.out_tree)
 
     def call(self, leaves: Sequence[Any]) -> Any:
         """Run on concrete leaves (Arrays, NumPy values, scalars); results stay on device."""
@@ -162,8 +169,8 @@ class _Entry:
         new = Array.from_buffer
         if self.single:
             return new(outs[0], self._out_avals[0], self._out_sigs[0])
-        return tu.tree_unflatten(self.out_tree, [new(o, a, sig) for o, a, sig in
-                                                 zip(outs, self._out_avals, self._out_sigs)])
+        return self._build([new(o, a, sig) for o, a, sig in
+                            zip(outs, self._out_avals, self._out_sigs)])
 
     def _device_buffers(self, leaves: Sequence[Any]) -> list:
         """Buffers for leaves that are not yet on the device (transferred once)."""
@@ -177,6 +184,23 @@ class _Entry:
 
 _registry = plugax.registry
 _buffer_of = operator.attrgetter("_buf")
+_sig_of = operator.attrgetter("_sig")
+
+
+def _output_builder(tree: Any) -> Callable[[list], Any]:
+    """How to rebuild the output pytree from its leaves, decided once per entry:
+    a flat tuple, list or dict of leaves is rebuilt directly, anything deeper by
+    `tree_unflatten`."""
+    node = tree.node
+    if node is not None and all(tu.treedef_is_leaf(c) for c in tree.children):
+        if node.name == "tuple":
+            return tuple
+        if node.name == "list":
+            return list
+        if node.name == "dict":
+            names = tree.meta
+            return lambda leaves: dict(zip(names, leaves))
+    return lambda leaves: tu.tree_unflatten(tree, leaves)
 
 
 def _as_array(x: Any, aval: ShapedArray) -> Array:
@@ -196,23 +220,39 @@ class JitFunction:
         self._cache = _shared_cache(fun)
         self._lock = threading.Lock()
         self._simple = not self.static_argnums and not self.static_argnames
-        functools.update_wrapper(self, fun, updated=())
 
     # -- calling -------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The cached top-level call: everything here runs on every call, so it reads
-        # the thread's current trace and the registry version directly.
-        if self._simple and not kwargs and trace_state.trace is eval_trace:
-            try:  # only Arrays have `_sig` (an int naming shape, dtype and weak type)
-                leaves, key = args, tuple([x._sig for x in args])
-            except AttributeError:  # containers, scalars, NumPy arrays
-                leaves, key = _fast_key(args)
-                if key is None:
-                    return self._call(args, kwargs)
-            entry = self._cache.get(key)
-            if entry is not None and entry.version == _registry.version:
-                return entry.call(leaves)
         return self._call(args, kwargs)
+
+    def as_function(self) -> Callable:
+        """The function `jit` returns: the cached top-level call, inlined.
+
+        Everything in `call` runs on every call of a jitted function, so it is a
+        plain closure (cheaper to call than an object's `__call__`) that reads the
+        thread's current trace and the registry version directly. The rest of the
+        JitFunction is reachable through its attributes (`lower`, `trace`, ...).
+        """
+        cache, slow, simple = self._cache, self._call, self._simple
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if simple and not kwargs and trace_state.trace is eval_trace:
+                if args and type(args[0]) is not Array:  # a container, say: no exception
+                    leaves, key = _fast_key(args)
+                else:
+                    try:  # `_call_key`, inlined: only Arrays have `_sig`
+                        leaves, key = args, tuple(map(_sig_of, args))
+                    except AttributeError:  # a scalar or NumPy array further on
+                        leaves, key = _fast_key(args)
+                entry = cache.get(key)
+                if entry is not None and entry.version == _registry.version:
+                    return entry.call(leaves)
+            return slow(args, kwargs)
+
+        functools.update_wrapper(call, self.fun)
+        call.lower, call.trace, call.cache_size = self.lower, self.trace, self.cache_size
+        call.jit_function = self
+        return call
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         entry, leaves = self._entry(args, kwargs)
@@ -225,7 +265,7 @@ class JitFunction:
         """The cache entry for these arguments (tracing on a miss), and their leaves."""
         dyn_args, dyn_kwargs, statics = self._split_static(args, kwargs)
         leaves, in_tree = tu.tree_flatten((dyn_args, dyn_kwargs))
-        fast_key = _fast_key(args)[1] if self._simple and not kwargs else None
+        fast_key = _call_key(args)[1] if self._simple and not kwargs else None
         if fast_key is not None:
             key = fast_key  # the cached-call path's key (see __call__)
         else:
@@ -283,9 +323,6 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jit-compiled function {self.name}>"
-
-    def __get__(self, obj: Any, objtype: Any = None) -> Any:
-        return self if obj is None else functools.partial(self, obj)
 
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
@@ -349,4 +386,4 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}: {fun!r}")
     as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)
     return JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
-                       as_tuple(donate_argnums))
+                       as_tuple(donate_argnums)).as_function()
