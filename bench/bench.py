@@ -347,6 +347,22 @@ def jit_fori_loop(impl: str) -> float:
 ROUNDS = 2
 
 
+def measure_in_subprocess(name: str, impl: str) -> float:
+    """Seconds for one workload and implementation, timed in a fresh interpreter.
+
+    Each library runs in a process of its own, as its users run it: importing
+    jax changes how jaxlib behaves for everyone in the process (plugax's jit
+    dispatch measured ~1.7 us slower once jax is imported), and what earlier
+    workloads leave alive would tax later ones through the garbage collector.
+    """
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure", name, impl],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        raise RuntimeError(last)
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
 def run(names: list[str]) -> dict:
     results = {}
     for name in names:
@@ -361,9 +377,9 @@ def run(names: list[str]) -> dict:
                     row["errors"][impl] = "not installed (pip install -e '.[bench]')"
                     continue
                 try:
-                    seconds = w.fn(impl)
-                except Exception as err:  # one failing implementation must not stop the others
-                    row["errors"][impl] = f"{type(err).__name__}: {err}"
+                    seconds = measure_in_subprocess(name, impl)
+                except RuntimeError as err:  # one failing implementation must not stop the others
+                    row["errors"][impl] = str(err)
                     continue
                 row["seconds"][impl] = min(seconds, row["seconds"].get(impl, seconds))
         mine = row["seconds"].get("plugax")
@@ -419,7 +435,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", choices=[[], *WORKLOADS], metavar="NAME",
                         help=f"workloads to run (default: all of {', '.join(WORKLOADS)})")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--measure", nargs=2, metavar=("NAME", "IMPL"),
+                        help="(internal) time one workload for one implementation, print seconds")
     args = parser.parse_args(argv)
+    if args.measure:
+        name, impl = args.measure
+        print(WORKLOADS[name].fn(impl))
+        return 0
     results = run(args.names or list(WORKLOADS))
     report(results)
     if args.json:
