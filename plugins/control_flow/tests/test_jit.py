@@ -77,3 +77,32 @@ def test_jit_inside_a_branch_and_control_flow_in_float64():
         g = lambda x: lax.scan(lambda c, v: (c * v, c), 1., x)
         assert_jit_matches_eager(g, np.linspace(0.5, 1.5, 4))
         assert px.jit(g)(np.linspace(0.5, 1.5, 4))[0].dtype == np.float64
+
+
+def test_scan_inside_cond_inside_jit():
+    def f(p, xs):
+        cumsum = lambda v: lax.scan(lambda c, x: (c + x, c + x), 0., v)[1]
+        return lax.cond(p, cumsum, lambda v: v * 2., xs)
+
+    xs = np.arange(5, dtype=f32)
+    for p in (True, False):
+        assert_jit_matches_eager(f, p, xs)
+    np.testing.assert_allclose(px.jit(f)(True, xs), np.cumsum(xs))
+    assert_jit_matches_eager(px.grad(lambda xs: f(True, xs).sum()), xs)
+
+
+def test_scan_body_is_traced_once_per_signature_not_per_iteration():
+    traces = []
+
+    def body(c, x):
+        traces.append(x)
+        return c + x, c
+
+    # (A weakly typed init, like a bare 0., is traced a second time to make the carry
+    # strong when the body returns a strong value, as JAX does; f32(0) avoids that.)
+    scan = px.jit(lambda xs: lax.scan(body, f32(0), xs))
+    scan(np.arange(100, dtype=f32))
+    scan(np.ones(100, f32))          # same signature: no new trace at all
+    assert len(traces) == 1
+    lax.scan(body, f32(0), np.arange(100, dtype=f32))  # eagerly too: one trace, not 100
+    assert len(traces) == 2
