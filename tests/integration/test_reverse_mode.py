@@ -17,8 +17,9 @@ import pytest
 import plugax as px
 import plugax.numpy as pnp
 from plugax import tree_util as tu
+from plugax.autodiff import linearize_flat
 from plugax.core.trace import Tracer, current_trace, eval_trace
-from plugax.extend import Primitive, PluginInfo, deflinear, defvectorized, hookimpl
+from plugax.extend import Primitive, PluginInfo, RuleSet, deflinear, defvectorized, hookimpl
 from plugax.testing import scoped_plugin, x64
 
 
@@ -261,6 +262,65 @@ def test_missing_transpose_rule_names_primitive_rule_and_plugin():
         with pytest.raises(px.MissingRuleError, match="double_it"):   # same error, again
             px.vjp(f, 0.5)[1](1.0)
     _still_works()
+
+
+class ScalePlugin:
+    """`scale_by[factor]`: a linear primitive whose abstract_eval counts its calls."""
+
+    def __init__(self, out_dtype=None):
+        self.out_dtype = out_dtype
+        self.abstract_evals = 0
+
+    def abstract_eval(self, ctx, x, *, factor):
+        self.abstract_evals += 1
+        out_dtype = self.out_dtype() if callable(self.out_dtype) else self.out_dtype
+        return x if out_dtype is None else x.update(dtype=out_dtype)
+
+    @hookimpl
+    def plugax_plugin_info(self) -> PluginInfo:
+        return PluginInfo(name="scaler")
+
+    @hookimpl
+    def plugax_primitive_rules(self) -> list:
+        return [RuleSet(primitive=scale_p, impl=lambda ctx, x, *, factor: x * factor[0],
+                        abstract_eval=self.abstract_eval, jvp=deflinear(scale_p))]
+
+
+scale_p = Primitive("scale_by")
+
+
+def _linear_dtype(factor, x=np.ones(3)) -> np.dtype:
+    """The out dtype partial eval gave the staged tangent eqn of `scale_by`."""
+    lin = linearize_flat(lambda x: [scale_p.bind(x, factor=factor)], [px.numpy.asarray(x)])
+    return lin.jaxpr.jaxpr.outvars[0].aval.dtype
+
+
+def test_staged_abstract_eval_is_memoized_per_rule():
+    """Partial eval reuses a staged primitive's out aval for the same avals and params,
+    never across a replaced rule, and still stages primitives with unhashable params."""
+    first = ScalePlugin()
+    with scoped_plugin(first, "scaler"):
+        for _ in range(3):
+            _, f_lin = px.linearize(lambda x: scale_p.bind(x, factor=(2.0,)), np.ones(3))
+        assert first.abstract_evals == 1
+        before = first.abstract_evals
+        _, f_lin = px.linearize(lambda x: scale_p.bind(x, factor=[2.0]), np.ones(3))
+        _, f_lin = px.linearize(lambda x: scale_p.bind(x, factor=[2.0]), np.ones(3))
+        assert first.abstract_evals == before + 2   # unhashable params: no memo
+    second = ScalePlugin(out_dtype=np.float32)
+    with scoped_plugin(second, "scaler"):
+        assert _linear_dtype((2.0,)) == np.float32
+        assert second.abstract_evals >= 1
+
+
+def test_staged_abstract_eval_memo_follows_enable_x64():
+    """A rule may read enable_x64 (dtype canonicalisation): changing it empties the memo."""
+    x32 = np.ones(3, np.float32)
+    plugin = ScalePlugin(out_dtype=lambda: np.float64 if px.config.enable_x64 else np.float16)
+    with scoped_plugin(plugin, "scaler"):
+        assert _linear_dtype((3.0,), x32) == np.float64
+        with x64(False):
+            assert _linear_dtype((3.0,), x32) == np.float16
 
 
 # --- Python control flow on concrete primal values -------------------------------------------
