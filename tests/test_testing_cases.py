@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import plugax
 from plugax.core import rules as R
 from plugax.extend import (PluginInfo, Primitive, RuleSet, ShapedArray, Zero, defjvp,
                            defvectorized, hookimpl, same_dtypes)

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import tree_util as tu
 from .api import argnums_partial, as_arrays, flatten_fun, jacfwd, vmap
-from .core.array import Array, as_array
-from .core.avals import ShapedArray, get_aval
+from .core.array import Array
+from .core.avals import get_aval
 from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
 from .interpreters.eager_program import EagerProgram

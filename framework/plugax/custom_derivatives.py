@@ -19,7 +19,7 @@ from . import tree_util as tu
 from .core import trace as core
 from .core.avals import ShapedArray
 from .errors import PlugaxError
-from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
+from .interpreters.ad_util import instantiate, zeros_like_aval
 from .jaxpr.interpret import eval_jaxpr
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import PluginInfo, RuleSet

@@ -101,11 +101,9 @@ def call_function(module: ModuleContext, closed: ClosedJaxpr, name: str,
     symbol = module.functions.get(key)
     if symbol is None:
         symbol = module.fresh_name(_symbol(name))
-        ip = d.ir.InsertionPoint.current
-        _emit_function(module, closed, symbol, public=False)
+        _emit_function(module, closed, symbol, public=False)  # at module level, not here
         module.functions[key] = symbol
-        module._keep_alive.append(closed)
-        del ip
+        module._keep_alive.append(closed)  # its id keys `functions`: keep it from reuse
     out_types = [ir_type(a) for a in closed.out_avals]
     call = d.func.CallOp(out_types, d.ir.FlatSymbolRefAttr.get(symbol), list(args))
     return list(call.results)

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import plugax as px
 import plugax.numpy as pnp
-from plugax.testing import check_lowering, check_lowerings, has_lowering, x64
+from plugax.testing import check_lowerings, has_lowering, x64
 from plugax_reductions.cumulative import cummax_p, cummin_p, cumprod_p, cumsum_p
 from plugax_reductions.reduce import (argmax_p, argmin_p, reduce_and_p, reduce_max_p,
                                       reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)

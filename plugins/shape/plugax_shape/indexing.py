@@ -47,7 +47,7 @@ class ScatterDimensionNumbers(GatherDimensionNumbers):
 # --- iota ------------------------------------------------------------------------------
 def _iota_abstract_eval(ctx, *, dtype, shape, dimension):
     if not 0 <= dimension < len(shape) or any(s < 0 for s in shape):
-        raise shape_error(iota_p, [], f"needs 0 <= dimension < len(shape) and sizes >= 0",
+        raise shape_error(iota_p, [], "needs 0 <= dimension < len(shape) and sizes >= 0",
                           "fix shape or dimension", dtype=dtype, shape=shape,
                           dimension=dimension)
     return ShapedArray(shape, dtype, False)

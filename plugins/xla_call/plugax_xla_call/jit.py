@@ -23,9 +23,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.config import config as _config
-import plugax.tree_util as tu
 import plugax
+import plugax.tree_util as tu
+from plugax.config import config as _config
 from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
                            current_trace, eval_trace, flatten_fun, get_aval, registry_version,
                            runtime, signature_id, trace_state, trace_to_jaxpr)
@@ -33,8 +33,6 @@ from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canon
 from .primitive import executable_for, pjit_p
 
 __all__ = ["jit", "JitFunction", "ShapeDtypeStruct"]
-
-
 
 
 class ShapeDtypeStruct:

@@ -1,6 +1,5 @@
 """Ahead-of-time lowering and compilation (aot-lowering.txt)."""
 import os
-import pickle
 import subprocess
 import sys
 
