@@ -40,6 +40,27 @@ def _merge_args(nondiff: list, dyn: Sequence[Any], nondiff_argnums: tuple) -> li
             for i in range(len(nondiff) + len(dyn))]
 
 
+def _flatten_call(fun: Callable, args: tuple, nondiff_argnums: tuple) -> tuple:
+    """Split a call of a custom-derivative function into what its trace handles.
+
+    Returns the nondiff and differentiable arguments, the flat differentiable
+    leaves and their tree, a dict where the output tree lands (`"out"`), and
+    `flat_fun` taking and returning flat leaves (named after `fun`, so staged
+    calls print it).
+    """
+    nondiff, dyn = _split_args(args, nondiff_argnums)
+    flat, in_tree = tu.tree_flatten(tuple(dyn))
+    trees: dict = {}
+
+    def flat_fun(*xs: Any) -> list:
+        out = fun(*_merge_args(nondiff, tu.tree_unflatten(in_tree, xs), nondiff_argnums))
+        leaves, trees["out"] = tu.tree_flatten(out)
+        return leaves
+
+    flat_fun.__name__ = getattr(fun, "__name__", "fun")
+    return nondiff, dyn, flat, in_tree, trees, flat_fun
+
+
 class custom_jvp:
     """A function with a custom forward-mode rule; reverse mode follows by linearity."""
 
@@ -68,16 +89,8 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
-        nondiff, dyn = _split_args(args, self.nondiff_argnums)
-        flat, in_tree = tu.tree_flatten(tuple(dyn))
-        out_tree: list = []
-
-        def flat_fun(*xs: Any) -> list:
-            out = self.fun(*_merge_args(nondiff, tu.tree_unflatten(in_tree, xs),
-                                        self.nondiff_argnums))
-            leaves, tree = tu.tree_flatten(out)
-            out_tree.append(tree)
-            return leaves
+        nondiff, dyn, flat, in_tree, trees, flat_fun = _flatten_call(self.fun, args,
+                                                                     self.nondiff_argnums)
 
         def flat_jvp(primals: list, tangents: list) -> tuple[list, list]:
             p_out, t_out = self.jvp(*nondiff, tu.tree_unflatten(in_tree, primals),
@@ -87,12 +100,11 @@ class custom_jvp:
             if p_tree != t_tree:
                 raise TypeError(f"custom_jvp rule must return primal and tangent outputs with "
                                 f"equal tree structure; got {p_tree} and {t_tree}")
-            out_tree.append(p_tree)
+            trees["out"] = p_tree
             return p_flat, t_flat
 
-        flat_fun.__name__ = getattr(self.fun, "__name__", "fun")
         outs = core.current_trace().process_custom_jvp_call(flat_fun, flat_jvp, flat)
-        return tu.tree_unflatten(out_tree[-1], outs)
+        return tu.tree_unflatten(trees["out"], outs)
 
 
 class custom_vjp:
@@ -111,18 +123,12 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
-        nondiff, dyn = _split_args(args, self.nondiff_argnums)
-        flat, in_tree = tu.tree_flatten(tuple(dyn))
-        trees: dict = {}
-        full = lambda xs: _merge_args(nondiff, tu.tree_unflatten(in_tree, xs),
-                                      self.nondiff_argnums)
-
-        def flat_fun(*xs: Any) -> list:
-            leaves, trees["out"] = tu.tree_flatten(self.fun(*full(xs)))
-            return leaves
+        nondiff, dyn, flat, in_tree, trees, flat_fun = _flatten_call(self.fun, args,
+                                                                     self.nondiff_argnums)
 
         def flat_fwd(*xs: Any) -> tuple[list, list]:
-            out, res = self.fwd(*full(xs))
+            out, res = self.fwd(*_merge_args(nondiff, tu.tree_unflatten(in_tree, xs),
+                                             self.nondiff_argnums))
             out_flat, trees["out"] = tu.tree_flatten(out)
             res_flat, trees["res"] = tu.tree_flatten(res)
             return out_flat, res_flat
@@ -140,7 +146,6 @@ class custom_vjp:
                            if ct is None else tu.tree_leaves(ct))
             return leaves
 
-        flat_fun.__name__ = getattr(self.fun, "__name__", "fun")
         outs = core.current_trace().process_custom_vjp_call(flat_fun, flat_fwd, flat_bwd, flat)
         return tu.tree_unflatten(trees["out"], outs)
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..config import config
 from ..errors import MissingRuleError
 
 __all__ = [
     "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
     "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
     "weak_type_rules", "all_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
-    "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX",
+    "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
 ]
 
 
@@ -78,3 +79,38 @@ def all_tables() -> dict[str, dict]:
 def missing_rule(primitive: Any, kind: str, transformation: str) -> MissingRuleError:
     owner = rule_owner.get(primitive, "no loaded plugin (was its plugin disabled or removed?)")
     return MissingRuleError(primitive, kind, transformation, owner)
+
+
+_abstract_eval_cache: dict[tuple, Any] = {}
+
+
+def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: str) -> Any:
+    """The output aval(s) of `primitive` applied to `avals_in`, memoized.
+
+    Every staging trace needs this per equation, and `grad` or `make_jaxpr` of
+    the same function stage the same equations with the same operand types
+    again: abstract_eval rules are pure functions of (avals, params), so a lookup
+    is cheaper than rerunning the shape, dtype and weak-type rules. The rule
+    object is part of the key, so replacing a rule (scoped_plugin) never reuses
+    a stale answer; a config change (enable_x64 changes what dtypes rules
+    produce) empties the cache; unhashable params and higher-order primitives
+    (whose params hold jaxprs a cache would keep alive) skip it; it is bounded.
+    """
+    rule = abstract_eval_rules.get(primitive)
+    if rule is None:
+        raise missing_rule(primitive, "abstract_eval", transformation)
+    if primitive.multiple_results:
+        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+    key = (rule, *[(a.shape, a.dtype, a.weak_type) for a in avals_in], *params.items())
+    try:
+        out = _abstract_eval_cache.get(key)
+    except TypeError:   # an unhashable param value
+        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+    if out is None:
+        out = rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+        if len(_abstract_eval_cache) < 4096:
+            _abstract_eval_cache[key] = out
+    return out
+
+
+config.on_change(lambda name, value: _abstract_eval_cache.clear())

@@ -17,7 +17,7 @@ from ..core.avals import ShapedArray
 from ..jaxpr.interpret import eval_jaxpr
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr
 from .ad_util import UndefPrimal, Zero, instantiate as instantiate_zero, tangent_aval
-from .batching import BatchTrace, move_batch_axis, broadcast_batched
+from .batching import BatchTrace, bdim_at_front
 from .jvp import jvp_flat
 from .partial_eval import partial_eval_flat
 from .staging import trace_to_jaxpr
@@ -77,16 +77,10 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, in_batched: Sequence[bool],
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *ins)
             vals_dims = [trace.to_val_dim(o) for o in outs]
         out_batched[:] = [d is not None or i for (_, d), i in zip(vals_dims, inst)]
-        return [_at_front(v, d, axis_size) if b else v
+        return [bdim_at_front(v, d, axis_size) if b else v
                 for (v, d), b in zip(vals_dims, out_batched)]
 
     return trace_to_jaxpr(fun, in_avals), out_batched
-
-
-def _at_front(val: Any, dim: int | None, axis_size: int) -> Any:
-    if dim is None:
-        return broadcast_batched(val, axis_size, 0)
-    return move_batch_axis(axis_size, dim, 0, val)
 
 
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],

@@ -18,12 +18,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..config import config
 from ..core import trace as core
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
-from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule, \
-    partial_eval_rules
+from ..core.rules import abstract_eval, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 __all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "toposort",
@@ -115,7 +113,7 @@ class PartialEvalTrace(core.Trace):
                 aval = get_aval(x)
                 atoms.append(self._const_atom(x, aval))
                 avals_in.append(aval)
-        out = _abstract_eval(primitive, avals_in, params)
+        out = abstract_eval(primitive, avals_in, params, "partial evaluation")
         if not primitive.multiple_results:   # the common case, without the lists
             var = Var(out)
             self.eqns.append(JaxprEqn(atoms, [var], primitive, params))
@@ -155,40 +153,6 @@ class PartialEvalTrace(core.Trace):
 
     def describe(self) -> str:
         return "PartialEvalTrace"
-
-
-_abstract_eval_cache: dict[tuple, Any] = {}
-
-
-def _abstract_eval(primitive: core.Primitive, avals_in: list, params: dict) -> Any:
-    """The output aval(s) of a staged primitive, memoized.
-
-    Every `grad` stages the same tangent equations again with the same operand
-    types, and abstract_eval rules are pure functions of (avals, params): a
-    lookup is cheaper than rerunning the shape, dtype and weak-type rules. The
-    rule object is part of the key, so replacing a rule (scoped_plugin) never
-    reuses a stale answer; a config change (enable_x64 changes what dtypes rules
-    produce) empties it; unhashable params just skip the cache; the dict is
-    bounded so unusual programs cannot grow it without limit.
-    """
-    rule = abstract_eval_rules.get(primitive)
-    if rule is None:
-        raise missing_rule(primitive, "abstract_eval", "partial evaluation")
-    if primitive.multiple_results:  # higher-order primitives: their params hold jaxprs,
-        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)  # which a cache would keep alive
-    key = (rule, *[(a.shape, a.dtype, a.weak_type) for a in avals_in], *params.items())
-    try:
-        out = _abstract_eval_cache.get(key)
-    except TypeError:   # an unhashable param value
-        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
-    if out is None:
-        out = rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
-        if len(_abstract_eval_cache) < 4096:
-            _abstract_eval_cache[key] = out
-    return out
-
-
-config.on_change(lambda name, value: _abstract_eval_cache.clear())
 
 
 def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],

@@ -13,7 +13,7 @@ import numpy as np
 from ..core import trace as core
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
-from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule
+from ..core.rules import abstract_eval
 from ..errors import UnexpectedTracerError
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
@@ -68,10 +68,7 @@ class JaxprTrace(core.Trace):
 
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
         atoms = [self.to_atom(x) for x in args]
-        rule = abstract_eval_rules.get(primitive)
-        if rule is None:
-            raise missing_rule(primitive, "abstract_eval", "tracing to a jaxpr")
-        out = rule(ABSTRACT_EVAL_CTX, *[a.aval for a in atoms], **params)
+        out = abstract_eval(primitive, [a.aval for a in atoms], params, "tracing to a jaxpr")
         avals = out if primitive.multiple_results else [out]
         outvars = [Var(a) for a in avals]
         self.eqns.append(JaxprEqn(atoms, outvars, primitive, params))

@@ -111,9 +111,8 @@ class LoweringRuleContext:
                 for v, a in zip(values, self.avals_in)]
 
     def lower_jaxpr(self, closed: Any, *args: Any) -> list:
-        from .lower import jaxpr_subcomp
-        return jaxpr_subcomp(self.module, closed.jaxpr, _const_values(self, closed.consts),
-                             list(args))
+        from .lower import lower_closed_jaxpr
+        return lower_closed_jaxpr(self.module, closed, args)
 
     def call_jaxpr(self, closed: Any, name: str, *args: Any) -> list:
         from .lower import call_function
@@ -128,7 +127,3 @@ class LoweringRuleContext:
 
 def _as_list(out: Any, multiple: bool) -> list:
     return list(out) if multiple else [out]
-
-
-def _const_values(ctx: LoweringRuleContext, consts: Sequence[Any]) -> list:
-    return [ctx.constant(np.asarray(c)) for c in consts]

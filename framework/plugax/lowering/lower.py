@@ -20,8 +20,8 @@ from ..jaxpr.ir import ClosedJaxpr, Jaxpr, Literal
 from .context import LoweringRuleContext, ModuleContext
 from .mlir import dense_attr, dialects, ir_type, make_context
 
-__all__ = ["lower_jaxpr_to_module", "jaxpr_subcomp", "call_function", "lowering_rule",
-           "LoweredModule"]
+__all__ = ["lower_jaxpr_to_module", "jaxpr_subcomp", "lower_closed_jaxpr", "call_function",
+           "lowering_rule", "LoweredModule"]
 
 
 class LoweredModule:
@@ -67,6 +67,13 @@ def jaxpr_subcomp(module: ModuleContext, jaxpr: Jaxpr, consts: Sequence[Any],
     return [read(x) for x in jaxpr.outvars]
 
 
+def lower_closed_jaxpr(module: ModuleContext, closed: ClosedJaxpr, args: Sequence[Any]) -> list:
+    """Emit `closed` inline: its consts as dense constants, then its equations."""
+    hlo = module.dialects.hlo
+    consts = [hlo.constant(dense_attr(np.asarray(c))) for c in closed.consts]
+    return jaxpr_subcomp(module, closed.jaxpr, consts, list(args))
+
+
 def _as_values(outs: Any, primitive: Any, n: int) -> list:
     if not primitive.multiple_results and not isinstance(outs, (list, tuple)):
         outs = [outs]
@@ -87,9 +94,7 @@ def _emit_function(module: ModuleContext, closed: ClosedJaxpr, name: str,
     fn.attributes["sym_visibility"] = d.ir.StringAttr.get("public" if public else "private")
     entry = fn.add_entry_block()
     with d.ir.InsertionPoint(entry):
-        consts = [d.hlo.constant(dense_attr(np.asarray(c))) for c in closed.consts]
-        outs = jaxpr_subcomp(module, closed.jaxpr, consts, list(entry.arguments))
-        d.func.ReturnOp(outs)
+        d.func.ReturnOp(lower_closed_jaxpr(module, closed, list(entry.arguments)))
     return fn
 
 

@@ -104,7 +104,9 @@ def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
     """jvp rule from one function per argument: `partial(g, ans, *primals, **params)`.
 
     Each returns that argument's contribution to the output tangent; None marks
-    an argument the output does not depend on differentiably.
+    an argument the output does not depend on differentiably. With no partials
+    at all, `defjvp(prim)` is the jvp of a piecewise-constant primitive (floor,
+    sign, comparisons, argmax): its tangent is a symbolic zero.
     """
     def jvp(ctx, primals, tangents, **params):
         ans = prim.bind(*primals, **params)

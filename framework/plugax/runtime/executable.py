@@ -11,12 +11,15 @@ docs/jit.md.)
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import threading
 from collections import OrderedDict
 from typing import Any, Sequence
 
-from ..core.array import Array
+import numpy as np
+
+from ..core.array import Array, signature_id
 from ..core.avals import ShapedArray
 from .. import dtypes
 from .client import backend, to_device
@@ -24,12 +27,13 @@ from .client import backend, to_device
 __all__ = ["Executable", "compile_module", "deserialize_executable", "clear_compiled_cache"]
 
 _new_array = Array.from_buffer
+_buffer_of = operator.attrgetter("_buf")
 
 
 class Executable:
     """A loaded XLA executable with the avals it was compiled for."""
 
-    __slots__ = ("loaded", "in_avals", "out_avals", "handlers", "text", "_run")
+    __slots__ = ("loaded", "in_avals", "out_avals", "out_sigs", "handlers", "text", "_run")
 
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
                  out_avals: Sequence[ShapedArray], text: str = ""):
@@ -37,18 +41,28 @@ class Executable:
         self.loaded = loaded
         self.in_avals = list(in_avals)
         self.out_avals = list(out_avals)
+        self.out_sigs = [signature_id(a.shape, a.dtype, a.weak_type) for a in self.out_avals]
         self.handlers = [b.result_handler(_device_aval(a)) for a in self.out_avals]
         self.text = text
         self._run = loaded.execute_sharded
 
-    def call_buffers(self, buffers: list) -> list:
-        """Run on device buffers; returns device buffers (asynchronously: may not be ready)."""
-        return self._run(buffers).consume_with_handlers(self.handlers)
+    def __call__(self, leaves: Sequence[Any]) -> list[Array]:
+        """Run on Arrays (or NumPy values and scalars of the compiled types).
 
-    def __call__(self, arrays: Sequence[Array]) -> list[Array]:
-        bufs = [x._buf if x._buf is not None else to_device(x) for x in arrays]
+        This is the per-call work of every cached jit call. Device-backed Arrays
+        pass their buffers straight in (one C-level `map`); anything else is
+        transferred once. Results are device-backed Arrays, born with their
+        signature ids, returned before the computation finishes.
+        """
+        try:
+            bufs = list(map(_buffer_of, leaves))
+            on_device = None not in bufs
+        except AttributeError:  # a NumPy value or Python scalar among the leaves
+            on_device = False
+        if not on_device:
+            bufs = [_buffer(x, aval) for x, aval in zip(leaves, self.in_avals)]
         outs = self._run(bufs).consume_with_handlers(self.handlers)
-        return [_new_array(o, a) for o, a in zip(outs, self.out_avals)]
+        return list(map(_new_array, outs, self.out_avals, self.out_sigs))
 
     def serialize(self) -> bytes:
         return backend().client.serialize_executable(self.loaded)
@@ -61,6 +75,13 @@ class Executable:
 
     def hlo_text(self) -> str:
         return self.loaded.get_hlo_text()
+
+
+def _buffer(x: Any, aval: ShapedArray) -> Any:
+    """The device buffer of one argument, converting a non-Array to the compiled type."""
+    if type(x) is not Array:
+        x = Array(np.asarray(x, aval.dtype), aval.weak_type)
+    return x._buf if x._buf is not None else to_device(x)
 
 
 def _device_aval(aval: ShapedArray) -> ShapedArray:

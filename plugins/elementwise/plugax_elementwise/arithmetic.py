@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugax.extend import (Primitive, ShapedArray, defbroadcasting, deflinear, defvectorized,
-                           get_aval, same_dtypes)
+from plugax.extend import (Primitive, ShapedArray, defbroadcasting, defjvp, deflinear,
+                           defvectorized, get_aval, same_dtypes)
 
 from . import lowering as L
 from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
-                     is_signed_or_float, numeric_dtype, type_error, zero_jvp)
+                     is_signed_or_float, numeric_dtype, type_error)
 from .logic import eq_p, gt_p, lt_p
 from .selection import convert
 
@@ -92,7 +92,7 @@ def _neg_transpose(ctx, ct, x):
 
 NEG = defvectorized(neg_p, np.negative, dtype_rule=numeric_dtype(neg_p), jvp=deflinear(neg_p),
                     transpose=_neg_transpose, lowering=L.unary("negate"))
-SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=zero_jvp(sign_p),
+SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=defjvp(sign_p),
                      lowering=L.sign)
 ABS = defvectorized(
     abs_p, np.abs, dtype_rule=same_dtypes(abs_p, is_signed_or_float,
@@ -150,7 +150,7 @@ def _integer_pow_partial(g, ans, x, *, y: int):
     return mul_p.bind(g, mul_p.bind(const(x, y), power))
 
 
-_integer_pow_zero_jvp = zero_jvp(integer_pow_p)
+_integer_pow_zero_jvp = defjvp(integer_pow_p)
 _integer_pow_power_rule = defjvp_bcast(integer_pow_p, _integer_pow_partial)
 
 

@@ -13,12 +13,12 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, Zero, defjvp,
+from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, defjvp,
                            get_aval, is_undefined_primal, same_dtypes)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
-           "const", "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast", "zero_jvp",
+           "const", "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
            "binary_transpose", "operands_str", "type_error"]
 
 FLOATS = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_float(d))
@@ -115,15 +115,6 @@ def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
             return None
         return lambda g, ans, *args, **params: match_shape(fn(g, ans, *args, **params), ans)
     return defjvp(prim, *map(wrap, partials))
-
-
-def zero_jvp(prim: Primitive) -> Callable:
-    """jvp of a piecewise-constant op (floor, sign, comparisons...): a symbolic zero."""
-    def jvp(ctx, primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        return ans, Zero.from_value(ans)
-    jvp.__name__ = f"{prim.name}_jvp"
-    return jvp
 
 
 def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | None, *,

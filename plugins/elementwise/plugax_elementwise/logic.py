@@ -11,10 +11,10 @@ import enum
 import numpy as np
 
 from plugax import dtypes
-from plugax.extend import Primitive, defbroadcasting, defvectorized, same_dtypes
+from plugax.extend import Primitive, defbroadcasting, defjvp, defvectorized, same_dtypes
 
 from . import lowering as L
-from .common import float_dtype, int_or_bool_dtype, zero_jvp
+from .common import float_dtype, int_or_bool_dtype
 
 __all__ = ["floor_p", "ceil_p", "round_p", "is_finite_p", "eq_p", "ne_p", "lt_p", "le_p",
            "gt_p", "ge_p", "and_p", "or_p", "xor_p", "not_p", "RoundingMethod", "RULES"]
@@ -45,7 +45,7 @@ def _round_impl(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray
     return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
 
 
-ROUNDING = [defvectorized(p, fn, dtype_rule=float_dtype(p), jvp=zero_jvp(p), lowering=lower)
+ROUNDING = [defvectorized(p, fn, dtype_rule=float_dtype(p), jvp=defjvp(p), lowering=lower)
             for p, fn, lower in ((floor_p, np.floor, L.unary("floor")),
                                  (ceil_p, np.ceil, L.unary("ceil")),
                                  (round_p, _round_impl, L.round_))]
@@ -65,14 +65,14 @@ def _bool_result(dtype_rule):
 
 IS_FINITE = defvectorized(is_finite_p, np.isfinite,
                           dtype_rule=_bool_result(float_dtype(is_finite_p)),
-                          jvp=zero_jvp(is_finite_p), lowering=L.unary("is_finite"))
+                          jvp=defjvp(is_finite_p), lowering=L.unary("is_finite"))
 
 
 # --- comparisons: any dtype in, bool out --------------------------------------
 eq_p, ne_p = Primitive("eq"), Primitive("ne")
 lt_p, le_p, gt_p, ge_p = Primitive("lt"), Primitive("le"), Primitive("gt"), Primitive("ge")
 
-COMPARISONS = [defbroadcasting(p, fn, dtype_rule=_bool_result(same_dtypes(p)), jvp=zero_jvp(p),
+COMPARISONS = [defbroadcasting(p, fn, dtype_rule=_bool_result(same_dtypes(p)), jvp=defjvp(p),
                                lowering=L.compare(p.name.upper()))
                for p, fn in ((eq_p, np.equal), (ne_p, np.not_equal), (lt_p, np.less),
                              (le_p, np.less_equal), (gt_p, np.greater),
@@ -84,11 +84,11 @@ and_p, or_p, xor_p, not_p = (Primitive("and"), Primitive("or"), Primitive("xor")
                              Primitive("not"))
 
 # NumPy's bitwise ufuncs are already logical on bool arrays, as lax's are.
-BITWISE = [defbroadcasting(p, fn, dtype_rule=int_or_bool_dtype(p), jvp=zero_jvp(p),
+BITWISE = [defbroadcasting(p, fn, dtype_rule=int_or_bool_dtype(p), jvp=defjvp(p),
                            lowering=L.binary(op))
            for p, fn, op in ((and_p, np.bitwise_and, "and_"), (or_p, np.bitwise_or, "or_"),
                              (xor_p, np.bitwise_xor, "xor"))]
 BITWISE.append(defvectorized(not_p, np.invert, dtype_rule=int_or_bool_dtype(not_p),
-                             jvp=zero_jvp(not_p), lowering=L.unary("not_")))
+                             jvp=defjvp(not_p), lowering=L.unary("not_")))
 
 RULES = [*ROUNDING, IS_FINITE, *COMPARISONS, *BITWISE]

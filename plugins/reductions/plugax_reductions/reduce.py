@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype, defjvp,
                            deflinear, get_aval, is_undefined_primal)
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
@@ -36,15 +36,6 @@ def _unreduce(r: Any, aval: ShapedArray, axes: Sequence[int]) -> Any:
     """Broadcast a reduction result back over the reduced axes."""
     import plugax.lax as lax
     return lax.broadcast_in_dim(r, aval.shape, _kept(aval.ndim, axes))
-
-
-def _zero_jvp(prim: Primitive) -> Callable:
-    """jvp of a primitive whose output is piecewise constant (indices, logicals)."""
-    def jvp(ctx, primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        return ans, Zero.from_value(ans)
-    jvp.__name__ = f"{prim.name}_jvp"
-    return jvp
 
 
 def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callable,
@@ -184,13 +175,13 @@ RULES = [
     defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL,
                  jvp=_chooser_jvp(reduce_min_p), lowering=fold_lowering("min")),
     defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=LOGICAL,
-                 jvp=_zero_jvp(reduce_and_p), lowering=fold_lowering("and")),
+                 jvp=defjvp(reduce_and_p), lowering=fold_lowering("and")),
     defreduction(reduce_or_p, _folded(np.bitwise_or, _NONE), accepts=LOGICAL,
-                 jvp=_zero_jvp(reduce_or_p), lowering=fold_lowering("or")),
-    defreduction(argmax_p, _arg_impl(np.argmax), accepts=REAL, jvp=_zero_jvp(argmax_p),
+                 jvp=defjvp(reduce_or_p), lowering=fold_lowering("or")),
+    defreduction(argmax_p, _arg_impl(np.argmax), accepts=REAL, jvp=defjvp(argmax_p),
                  out_dtype=_index_dtype, extra_check=_arg_check(argmax_p),
                  lowering=arg_lowering("GT")),
-    defreduction(argmin_p, _arg_impl(np.argmin), accepts=REAL, jvp=_zero_jvp(argmin_p),
+    defreduction(argmin_p, _arg_impl(np.argmin), accepts=REAL, jvp=defjvp(argmin_p),
                  out_dtype=_index_dtype, extra_check=_arg_check(argmin_p),
                  lowering=arg_lowering("LT")),
 ]

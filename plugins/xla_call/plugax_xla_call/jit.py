@@ -28,7 +28,7 @@ import plugax.tree_util as tu
 from plugax.config import config as _config
 from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
                            current_trace, eval_trace, flatten_fun, get_aval, registry_version,
-                           runtime, signature_id, trace_state, trace_to_jaxpr)
+                           trace_state, trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
@@ -125,15 +125,10 @@ def _leaf_key(x: Any) -> tuple:
 
 
 class _Entry:
-    """One traced signature: its jaxpr, output structure and (lazily) executable.
+    """One traced signature: its jaxpr, output structure and (lazily) executable."""
 
-    `call` is the whole per-call work of a cached top-level jit call, so it only
-    reads attributes prepared once in `_prepare`.
-    """
-
-    __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_run",
-                 "_handlers", "_out_avals", "_out_sigs", "_in_avals", "_to_device", "single",
-                 "_build")
+    __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_build",
+                 "single")
 
     def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
                  const_tracers: list = ()):
@@ -142,46 +137,17 @@ class _Entry:
         self.version = registry_version()
         self._exe = None
         self.single = tu.treedef_is_leaf(out_tree)
-
-    def _prepare(self) -> None:
-        exe = self._exe = executable_for(self.closed, self.name)
-        self._run = exe.loaded.execute_sharded
-        self._handlers = exe.handlers
-        self._out_avals = exe.out_avals
-        self._out_sigs = [signature_id(a.shape, a.dtype, a.weak_type) for a in exe.out_avals]
-        self._in_avals = list(self.closed.in_avals)
-        self._to_device = runtime().to_device
-        self._build = _output_builder(self.out_tree)
+        self._build = _output_builder(out_tree)
 
     def call(self, leaves: Sequence[Any]) -> Any:
         """Run on concrete leaves (Arrays, NumPy values, scalars); results stay on device."""
         if self._exe is None:
-            self._prepare()
-        try:
-            bufs = list(map(_buffer_of, leaves))
-        except AttributeError:  # a scalar or NumPy leaf
-            bufs = [None]
-        if None in bufs:
-            bufs = self._device_buffers(leaves)
-        outs = self._run(bufs).consume_with_handlers(self._handlers)
-        new = Array.from_buffer
-        if self.single:
-            return new(outs[0], self._out_avals[0], self._out_sigs[0])
-        return self._build([new(o, a, sig) for o, a, sig in
-                            zip(outs, self._out_avals, self._out_sigs)])
-
-    def _device_buffers(self, leaves: Sequence[Any]) -> list:
-        """Buffers for leaves that are not yet on the device (transferred once)."""
-        bufs = []
-        for x, aval in zip(leaves, self._in_avals):
-            if type(x) is not Array:
-                x = _as_array(x, aval)
-            bufs.append(x._buf if x._buf is not None else self._to_device(x))
-        return bufs
+            self._exe = executable_for(self.closed, self.name)
+        outs = self._exe(leaves)
+        return outs[0] if self.single else self._build(outs)
 
 
 _registry = plugax.registry
-_buffer_of = operator.attrgetter("_buf")
 _sig_of = operator.attrgetter("_sig")
 
 
@@ -201,12 +167,12 @@ def _output_builder(tree: Any) -> Callable[[list], Any]:
     return lambda leaves: tu.tree_unflatten(tree, leaves)
 
 
-def _as_array(x: Any, aval: ShapedArray) -> Array:
-    return Array(np.asarray(x, aval.dtype), aval.weak_type)
-
-
 class JitFunction:
-    """The callable `jit(f)` returns."""
+    """A jitted function's state: its cache, static arguments, tracing, lowering.
+
+    `jit` returns `as_function()`, a closure over this object with the cached
+    call inlined; `lower`, `trace` and `cache_size` are attributes of it.
+    """
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames:
                  Sequence[str], donate_argnums: Sequence[int]):

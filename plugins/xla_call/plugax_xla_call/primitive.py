@@ -60,9 +60,7 @@ def _impl(ctx, *args: np.ndarray, jaxpr: ClosedJaxpr, name: str) -> list:
     The top-level `jit(f)(x)` call does not come here: it calls the executable
     directly on device buffers (see jit.py), so results stay on the device.
     """
-    from plugax.extend import Array
-    exe = executable_for(jaxpr, name)
-    return exe([Array(np.asarray(a), aval.weak_type) for a, aval in zip(args, jaxpr.in_avals)])
+    return executable_for(jaxpr, name)(args)
 
 
 def _abstract_eval(ctx, *avals, jaxpr: ClosedJaxpr, name: str) -> list:
