@@ -14,7 +14,7 @@ from .. import dtypes
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
 
-__all__ = ["Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
+__all__ = ["Zero", "zero_like", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
            "add_tangents", "tangent_aval", "is_differentiable"]
 
 
@@ -28,7 +28,7 @@ class Zero:
 
     @staticmethod
     def from_value(x: Any) -> "Zero":
-        return Zero(tangent_aval(get_aval(x)))
+        return zero_like(x)
 
     def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
@@ -44,6 +44,27 @@ class UndefPrimal:
 
     def __repr__(self) -> str:
         return f"UndefPrimal({self.aval.str_short()})"
+
+
+_array_zeros: dict[tuple, Zero] = {}
+
+
+def zero_like(x: Any) -> Zero:
+    """The symbolic zero tangent of value `x`.
+
+    Every differentiated primitive needs one for each operand that is a constant
+    (data, literals, closed-over arrays), so for Arrays one Zero per (shape, dtype)
+    is shared (Zeros are immutable) instead of building an aval and a Zero each time.
+    """
+    if type(x) is not Array:
+        return Zero(tangent_aval(get_aval(x)))
+    key = (x.shape, x.dtype)
+    zero = _array_zeros.get(key)
+    if zero is None:
+        zero = Zero(tangent_aval(get_aval(x)))
+        if len(_array_zeros) < 1024:
+            _array_zeros[key] = zero
+    return zero
 
 
 def is_undefined_primal(x: Any) -> bool:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
-from ..core.array import Array
+from ..core.array import Array, as_array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
-from .ad_util import Zero, instantiate, tangent_aval
+from .ad_util import Zero, instantiate, tangent_aval, zero_like
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
 
@@ -28,20 +28,15 @@ class JVPTracer(core.Tracer):
     def aval(self) -> ShapedArray:
         return get_aval(self.primal)
 
-    # read on every operation by plugax.numpy's fast paths: skip building an aval
-    dtype = property(lambda self: _primal_aval_field(self.primal, "dtype"))
-    shape = property(lambda self: _primal_aval_field(self.primal, "shape"))
-    weak_type = property(lambda self: _primal_aval_field(self.primal, "weak_type"))
+    # read on every operation by plugax.numpy's fast paths: an Array or a tracer
+    # primal has these as attributes, so no aval is built
+    dtype = property(lambda self: self.primal.dtype)
+    shape = property(lambda self: self.primal.shape)
+    weak_type = property(lambda self: self.primal.weak_type)
 
     def to_concrete_value(self) -> Any:
         p = self.primal
         return p.to_concrete_value() if isinstance(p, core.Tracer) else p
-
-
-def _primal_aval_field(primal: Any, name: str) -> Any:
-    if type(primal) is Array:
-        return getattr(primal, name)
-    return getattr(get_aval(primal), name)
 
 
 register_aval_handler(JVPTracer, lambda t: get_aval(t.primal))
@@ -54,28 +49,35 @@ class JVPTrace(core.Trace):
     def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
         if type(x) is JVPTracer and x._trace is self:
             return x.primal, x.tangent
-        return x, Zero.from_value(x)
+        return x, zero_like(x)
 
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
+        # A JVPTracer never holds a Zero tangent (`box` returns the bare primal then),
+        # so "some operand is ours" is "some tangent is nonzero".
+        for x in args:
+            if type(x) is JVPTracer and x._trace is self:
+                break
+        else:   # nothing to differentiate: evaluate one level out
+            state = core._state
+            state.trace = parent = self.parent
+            try:
+                return parent.process_primitive(primitive, args, params)
+            finally:
+                state.trace = self
+        rule = jvp_rules.get(primitive)
+        if rule is None:
+            raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")
         primals, tangents = [], []
-        nonzero = False
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
                 tangents.append(x.tangent)
-                nonzero = nonzero or type(x.tangent) is not Zero
             else:
                 primals.append(x)
-                tangents.append(None)  # filled in below only if needed
+                tangents.append(zero_like(x))
         state = core._state
         state.trace = self.parent
         try:
-            if not nonzero:
-                return primitive.bind(*primals, **params)
-            tangents = [Zero.from_value(p) if t is None else t for p, t in zip(primals, tangents)]
-            rule = jvp_rules.get(primitive)
-            if rule is None:
-                raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")
             primal_out, tangent_out = rule(JVP_CTX, primals, tangents, **params)
         finally:
             state.trace = self
@@ -83,10 +85,20 @@ class JVPTrace(core.Trace):
             return [self.box(p, t) for p, t in zip(primal_out, tangent_out)]
         if type(tangent_out) is Zero:
             return primal_out
+        if type(primal_out) is not Array:
+            return self.box(primal_out, tangent_out)
         return JVPTracer(self, primal_out, tangent_out)
 
     def box(self, primal: Any, tangent: Any) -> Any:
-        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+        """A tracer for (primal, tangent), or the bare primal if the tangent is zero.
+
+        Primals are Arrays or tracers (a Python scalar becomes a weak Array), so the
+        tracer's dtype/shape/weak_type are plain attribute reads."""
+        if type(tangent) is Zero:
+            return primal
+        if type(primal) is not Array and not isinstance(primal, core.Tracer):
+            primal = as_array(primal)
+        return JVPTracer(self, primal, tangent)
 
     def _unbox_all(self, args: list) -> tuple[list, list, bool]:
         pairs = [self.to_primal_tangent(x) for x in args]

@@ -69,7 +69,7 @@ class PartialEvalTrace(core.Trace):
     def _const_atom(self, val: Any, aval: ShapedArray) -> Var | Literal:
         """A known operand of a staged equation: scalars inline as Literals (as the
         jaxpr-building trace writes them), anything else one constvar per value."""
-        if _is_literal(val):
+        if not aval.shape and _is_literal(val):
             return Literal(val, aval)
         var = self.constvars.get(id(val))
         if var is None:   # constvals keeps `val` alive, so its id stays unique
@@ -81,7 +81,10 @@ class PartialEvalTrace(core.Trace):
         for x in args:
             if type(x) is PartialEvalTracer and x._trace is self:
                 break
-        else:
+        else:   # all known: evaluate
+            parent = self.parent
+            if type(parent) is core.EvalTrace:   # bind_known's common case, inlined
+                return parent.process_primitive(primitive, args, params)
             return self.bind_known(primitive, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
@@ -116,10 +119,10 @@ class PartialEvalTrace(core.Trace):
         out = abstract_eval(primitive, avals_in, params, "partial evaluation")
         if not primitive.multiple_results:   # the common case, without the lists
             var = Var(out)
-            self.eqns.append(JaxprEqn(atoms, [var], primitive, params))
+            self.eqns.append(_new_eqn(JaxprEqn, (atoms, [var], primitive, params)))
             return PartialEvalTracer(self, out, var)
         outvars = [Var(a) for a in out]
-        self.eqns.append(JaxprEqn(atoms, outvars, primitive, params))
+        self.eqns.append(_new_eqn(JaxprEqn, (atoms, outvars, primitive, params)))
         return [PartialEvalTracer(self, v.aval, v) for v in outvars]
 
     def to_jaxpr(self, tracers_in: list, tracers_out: list) -> ClosedJaxpr:
@@ -172,6 +175,9 @@ def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
         closed = trace.to_jaxpr(tracers_in, tracers_out)
     known_outs = [None if unk else o for o, unk in zip(outs, unknown_mask)]
     return known_outs, closed, unknown_mask
+
+
+_new_eqn = tuple.__new__   # JaxprEqn(...) without the NamedTuple's Python-level __new__
 
 
 def _is_literal(val: Any) -> bool:

@@ -21,62 +21,74 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     """Cotangents for the `UndefPrimal` entries of `args` (Zero where none flowed).
 
     The environments are keyed by the Var (and Literal) objects themselves, which
-    hash by identity: no id() calls on this hot path.
+    hash by identity. `undefined` maps each linear variable to the UndefPrimal a
+    transpose rule sees for it (made once per variable). This loop runs for every
+    equation of every `grad`, so it is written out flat: no helper calls per operand.
     """
     primal_env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
-    linear: set = set()
+    undefined: dict[Any, UndefPrimal] = {}
     for v, val in zip(jaxpr.invars, args):
         if type(val) is UndefPrimal:
-            linear.add(v)
+            undefined[v] = val
         else:
             primal_env[v] = val
-
-    def read_primal(x: Any) -> Any:
-        if type(x) is Literal:
-            return x.val
-        return UndefPrimal(x.aval) if x in linear else primal_env[x]
 
     linear_eqns = []
     for eqn in jaxpr.eqns:  # forward: evaluate what does not depend on the linear inputs
         for x in eqn.invars:
-            if x in linear:   # a Literal never is
-                linear.update(eqn.outvars)
+            if x in undefined:   # a Literal never is
+                for v in eqn.outvars:
+                    undefined[v] = UndefPrimal(v.aval)
                 linear_eqns.append(eqn)
                 break
         else:
-            outs = eqn.primitive.bind(*[read_primal(x) for x in eqn.invars], **eqn.params)
+            outs = eqn.primitive.bind(*_read_primals(eqn.invars, primal_env, undefined),
+                                      **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = (outs,)
             primal_env.update(zip(eqn.outvars, outs))
 
     ct_env: dict[Any, Any] = {}
-
-    def write_ct(x: Any, ct: Any) -> None:
-        if ct is None or x not in linear:
-            return
-        prev = ct_env.get(x)
-        ct_env[x] = ct if prev is None else add_tangents(prev, ct)
-
     for v, ct in zip(jaxpr.outvars, cts_out):
-        write_ct(v, ct)
+        _write_ct(ct_env, undefined, v, ct)
     for eqn in reversed(linear_eqns):
-        cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        for ct in cts:
-            if ct is not None and type(ct) is not Zero:
-                break
-        else:   # every output cotangent is zero: nothing flows back
-            continue
-        rule = transpose_rules.get(eqn.primitive)
-        if rule is None:
-            raise missing_rule(eqn.primitive, "transpose", "reverse-mode differentiation")
-        primals = [read_primal(x) for x in eqn.invars]
         if eqn.primitive.multiple_results:
+            cts = [ct_env.pop(v, None) for v in eqn.outvars]
+            if all(ct is None or type(ct) is Zero for ct in cts):
+                continue
             ct_arg = [Zero(tangent_aval(v.aval)) if ct is None else ct
                       for v, ct in zip(eqn.outvars, cts)]
         else:
-            ct_arg = cts[0]
-        cts_in = rule(TRANSPOSE_CTX, ct_arg, *primals, **eqn.params)
+            ct_arg = ct_env.pop(eqn.outvars[0], None)
+            if ct_arg is None or type(ct_arg) is Zero:   # nothing flows back
+                continue
+        rule = transpose_rules.get(eqn.primitive)
+        if rule is None:
+            raise missing_rule(eqn.primitive, "transpose", "reverse-mode differentiation")
+        cts_in = rule(TRANSPOSE_CTX, ct_arg, *_read_primals(eqn.invars, primal_env, undefined),
+                      **eqn.params)
         for x, ct in zip(eqn.invars, cts_in):
-            write_ct(x, ct)
+            if ct is not None and x in undefined:
+                prev = ct_env.get(x)
+                ct_env[x] = ct if prev is None else add_tangents(prev, ct)
     return [ct_env[v] if v in ct_env else Zero(tangent_aval(v.aval))
             for v, a in zip(jaxpr.invars, args) if type(a) is UndefPrimal]
+
+
+def _read_primals(atoms: list, primal_env: dict, undefined: dict) -> list:
+    """The operands a rule sees: literal values, known values, or UndefPrimals."""
+    vals = []
+    for x in atoms:
+        if type(x) is Literal:
+            vals.append(x.val)
+        else:
+            u = undefined.get(x)
+            vals.append(primal_env[x] if u is None else u)
+    return vals
+
+
+def _write_ct(ct_env: dict, undefined: dict, x: Any, ct: Any) -> None:
+    if ct is None or x not in undefined:
+        return
+    prev = ct_env.get(x)
+    ct_env[x] = ct if prev is None else add_tangents(prev, ct)

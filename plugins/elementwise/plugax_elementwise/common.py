@@ -13,8 +13,8 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, defjvp,
-                           get_aval, is_undefined_primal, same_dtypes)
+from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
+                           defjvp, get_aval, same_dtypes)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
@@ -102,7 +102,7 @@ def match_shape(t: Any, like: Any) -> Any:
 
 def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
     """The cotangent of a rank-0 operand that was broadcast: sum over every axis."""
-    ct_shape = get_aval(ct).shape
+    ct_shape = _shape(ct)
     if ct_shape == aval.shape:
         return ct
     return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
@@ -110,6 +110,9 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
 
 def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
     """`defjvp` whose per-operand contributions are broadcast to the output shape."""
+    if len(partials) == 1:   # unary: the tangent already has the output's shape
+        return defjvp(prim, *partials)
+
     def wrap(fn: Callable | None) -> Callable | None:
         if fn is None:
             return None
@@ -127,12 +130,12 @@ def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | No
     each operand separately, so at most one may be undefined.
     """
     def transpose(ctx, ct, x, y, **params):
-        undefined = (is_undefined_primal(x), is_undefined_primal(y))
-        if (not joint and all(undefined)) or (undefined[0] and ct_x is None) \
-                or (undefined[1] and ct_y is None):
+        undef_x, undef_y = type(x) is UndefPrimal, type(y) is UndefPrimal
+        if (not joint and undef_x and undef_y) or (undef_x and ct_x is None) \
+                or (undef_y and ct_y is None):
             raise ShapeError(f"primitive '{prim}' is not linear in the operands "
                              f"transpose was asked to solve for ({x!r}, {y!r})")
-        return [unbroadcast(rule(ct, x, y), arg.aval) if undef else None
-                for rule, arg, undef in ((ct_x, x, undefined[0]), (ct_y, y, undefined[1]))]
+        return [unbroadcast(ct_x(ct, x, y), x.aval) if undef_x else None,
+                unbroadcast(ct_y(ct, x, y), y.aval) if undef_y else None]
     transpose.__name__ = f"{prim.name}_transpose"
     return transpose
