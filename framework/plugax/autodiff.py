@@ -14,6 +14,7 @@ import numpy as np
 from . import tree_util as tu
 from .api import argnums_partial, as_arrays, flatten_fun, jacfwd, vmap
 from .core.array import Array
+from .core.trace import user_frame
 from .core.avals import get_aval
 from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
@@ -65,16 +66,17 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
     unknown_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
     n_in = len(primals)
     n_outs: list[int] = []  # not an attribute of f_jvp: f_jvp -> cell -> f_jvp is a cycle
+    site = user_frame()     # both traces report the user's call site; find it once
 
     def f_jvp(*known_and_unknown: Any) -> list:
         primals_, unknowns = known_and_unknown[:n_in], iter(known_and_unknown[n_in:])
         tangents = [next(unknowns) if d else Zero(tangent_aval(a))
                     for d, a in zip(diff_mask, in_avals)]
-        p_out, t_out = jvp_flat(fun, primals_, tangents)
+        p_out, t_out = jvp_flat(fun, primals_, tangents, site)
         n_outs.append(len(p_out))
         return [*p_out, *t_out]
 
-    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals)
+    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site)
     n_out = n_outs[-1]
     primals_out = outs[:n_out]
     return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
@@ -132,17 +134,33 @@ def _split_aux(f: Callable, store: list) -> Callable:
     return main_only
 
 
-def _check_grad_input(x: Any, argnum: int) -> None:
-    aval = get_aval(x)
-    if not ad_util.is_differentiable(aval.dtype):
-        raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a "
-                        f"sub-dtype of np.inexact), but got {aval.dtype.name} for argument "
-                        f"{argnum}. If you want to use Boolean- or integer-valued inputs, use "
-                        f"vjp instead.")
+def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple) -> None:
+    """Every differentiated leaf must be inexact; the error names the argument."""
+    for k, x in enumerate(leaves):
+        aval = get_aval(x)
+        if not ad_util.is_differentiable(aval.dtype):
+            raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
+                            f"a sub-dtype of np.inexact), but got {aval.dtype.name} for "
+                            f"argument {_argnum_of_leaf(k, in_tree, argnums)}. If you want to "
+                            f"use Boolean- or integer-valued inputs, use vjp instead.")
 
 
-def _check_scalar_output(ans: Any) -> None:
-    aval = get_aval(ans)
+def _argnum_of_leaf(k: int, in_tree: tu.PyTreeDef, argnums: tuple) -> int:
+    """Which argument the k-th leaf of the flattened differentiated arguments is in."""
+    counts = [tu.tree_structure(a).num_leaves for a in tu.tree_unflatten(
+        in_tree, list(range(in_tree.num_leaves)))]
+    for argnum, n in zip(argnums, counts):
+        if k < n:
+            return argnum
+        k -= n
+    return argnums[-1]
+
+
+def _check_scalar_output(out_flat: list, out_tree: tu.PyTreeDef) -> None:
+    if len(out_flat) != 1 or not tu.treedef_is_leaf(out_tree):
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
+                        f"{out_tree} (a pytree, not one scalar).")
+    aval = get_aval(out_flat[0])
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
@@ -159,20 +177,35 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
     @wraps(f)
     def value_and_grad_f(*args: Any) -> Any:
+        # vjp, written out on flat lists: one flatten of the arguments, none of the
+        # output or of the cotangent (a scalar output is a single leaf)
         f_partial, dyn = argnums_partial(f, nums, args)
-        for i, x in zip(nums, dyn):
-            for leaf in tu.tree_leaves(x):
-                _check_grad_input(leaf, i)
-        if has_aux:
-            ans, f_vjp, aux = vjp(f_partial, *dyn, has_aux=True)
-        else:
-            ans, f_vjp = vjp(f_partial, *dyn)
-        _check_scalar_output(ans)
-        grads = f_vjp(Array(np.ones((), get_aval(ans).dtype)))
+        primals_flat, in_tree = tu.tree_flatten(dyn)
+        _check_grad_inputs(primals_flat, in_tree, nums)
+        aux_store: list = []
+        fun = _split_aux(f_partial, aux_store) if has_aux else f_partial
+        flat_fun, out_tree = flatten_fun(fun, in_tree)
+        lin = linearize_flat(flat_fun, primals_flat)
+        ans = as_arrays(lin.primals_out)
+        _check_scalar_output(ans, out_tree())
+        cts = lin.transpose([_one(ans[0].dtype)])
+        grads = tu.tree_unflatten(in_tree, as_arrays([instantiate(c) for c in cts]))
         g = grads if multiple else grads[0]
-        return ((ans, aux), g) if has_aux else (ans, g)
+        value = ans[0]
+        return ((value, aux_store[0]), g) if has_aux else (value, g)
 
     return value_and_grad_f
+
+
+_ones: dict[np.dtype, Array] = {}
+
+
+def _one(dtype: np.dtype) -> Array:
+    """The cotangent that starts `grad`'s backward pass (Arrays are immutable: shared)."""
+    one = _ones.get(dtype)
+    if one is None:
+        one = _ones[dtype] = Array(np.ones((), dtype))
+    return one
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:

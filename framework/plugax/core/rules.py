@@ -101,7 +101,11 @@ def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: 
         raise missing_rule(primitive, "abstract_eval", transformation)
     if primitive.multiple_results:
         return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
-    key = (rule, *[(a.shape, a.dtype, a.weak_type) for a in avals_in], *params.items())
+    key = [rule, len(avals_in)]   # built by a loop: a comprehension costs a call of its own
+    for a in avals_in:
+        key += (a.shape, a.dtype, a.weak_type)
+    key += params.items()
+    key = tuple(key)
     try:
         out = _abstract_eval_cache.get(key)
     except TypeError:   # an unhashable param value

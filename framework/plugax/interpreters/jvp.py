@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
-from ..core.array import Array, as_array
+from ..core.array import Array, _array_aval, as_array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
 from .ad_util import Zero, instantiate, tangent_aval, zero_like
@@ -26,7 +26,7 @@ class JVPTracer(core.Tracer):
 
     @property
     def aval(self) -> ShapedArray:
-        return get_aval(self.primal)
+        return _jvp_tracer_aval(self)
 
     # read on every operation by plugax.numpy's fast paths: an Array or a tracer
     # primal has these as attributes, so no aval is built
@@ -39,12 +39,17 @@ class JVPTracer(core.Tracer):
         return p.to_concrete_value() if isinstance(p, core.Tracer) else p
 
 
-register_aval_handler(JVPTracer, lambda t: get_aval(t.primal))
+def _jvp_tracer_aval(t: JVPTracer) -> ShapedArray:
+    p = t.primal
+    return _array_aval(p) if type(p) is Array else get_aval(p)
+
+
+register_aval_handler(JVPTracer, _jvp_tracer_aval)
 
 
 class JVPTrace(core.Trace):
-    def __init__(self) -> None:
-        self.created_at = core.user_frame()
+    def __init__(self, created_at: str | None = None) -> None:
+        self.created_at = created_at or core.user_frame()
 
     def to_primal_tangent(self, x: Any) -> tuple[Any, Any]:
         if type(x) is JVPTracer and x._trace is self:
@@ -140,9 +145,12 @@ class JVPTrace(core.Trace):
 
 
 def jvp_flat(fun: Callable[..., Sequence[Any]], primals: Sequence[Any],
-             tangents: Sequence[Any]) -> tuple[list, list]:
-    """Run `fun` on primal-tangent pairs; tangents out may be `Zero`."""
-    trace = JVPTrace()
+             tangents: Sequence[Any], created_at: str | None = None) -> tuple[list, list]:
+    """Run `fun` on primal-tangent pairs; tangents out may be `Zero`.
+
+    `created_at` (the user's call site, for escaped-tracer errors) is passed by
+    callers that already know it, to save a walk up the stack."""
+    trace = JVPTrace(created_at)
     with core.new_trace_context(trace):
         ins = [trace.box(p, t) for p, t in zip(primals, tangents)]
         outs = fun(*ins)

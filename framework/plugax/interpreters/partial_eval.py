@@ -48,11 +48,11 @@ register_aval_handler(PartialEvalTracer, lambda t: t._aval)
 
 
 class PartialEvalTrace(core.Trace):
-    def __init__(self) -> None:
+    def __init__(self, created_at: str | None = None) -> None:
         self.eqns: list[JaxprEqn] = []           # staged, in creation order
         self.constvars: dict[int, Var] = {}     # id(known value) -> its constvar
         self.constvals: list[Any] = []          # those values, in the same order
-        self.created_at = core.user_frame()
+        self.created_at = created_at or core.user_frame()
 
     def new_arg(self, aval: ShapedArray) -> PartialEvalTracer:
         return PartialEvalTracer(self, aval, Var(aval))
@@ -159,14 +159,15 @@ class PartialEvalTrace(core.Trace):
 
 
 def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
-                      unknown_avals: Sequence[ShapedArray]) -> tuple[list, ClosedJaxpr, list]:
+                      unknown_avals: Sequence[ShapedArray],
+                      created_at: str | None = None) -> tuple[list, ClosedJaxpr, list]:
     """Run `fun(*known, *unknowns)`.
 
     Returns the outputs (known values, or None where unknown), a ClosedJaxpr
     computing the unknown outputs from the unknown inputs (its consts are the
     residuals), and a mask of which outputs are unknown.
     """
-    trace = PartialEvalTrace()
+    trace = PartialEvalTrace(created_at)
     with core.new_trace_context(trace):
         tracers_in = [trace.new_arg(a) for a in unknown_avals]
         outs = list(fun(*known, *tracers_in))

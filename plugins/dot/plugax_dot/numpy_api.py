@@ -18,18 +18,25 @@ from .dot_general import dot_general
 
 
 def asarrays(*operands: Any) -> list:
-    import plugax.numpy as pnp
-    return [x if isinstance(x, (Array, Tracer)) else pnp.asarray(x) for x in operands]
+    """The operands as Arrays or tracers (which carry shape, dtype and weak_type)."""
+    out = []
+    for x in operands:
+        if not isinstance(x, (Array, Tracer)):
+            import plugax.numpy as pnp
+            x = pnp.asarray(x)
+        out.append(x)
+    return out
 
 
 def result_dtype(fn_name: str, *operands: Any) -> np.dtype:
     """The JAX promotion of the operands' dtypes (weak values yield), by the elementwise
     family's promotion helper so products agree with `*` and `+` on the same operands."""
     from plugax_elementwise.promote import result_type
-    avals = [get_aval(x) for x in operands]
-    if all(a.dtype == avals[0].dtype and not a.weak_type for a in avals):
-        return avals[0].dtype
-    return result_type(fn_name, avals)[0]
+    dtype = operands[0].dtype   # Arrays and tracers carry dtype and weak_type
+    for x in operands:
+        if x.dtype != dtype or x.weak_type:
+            return result_type(fn_name, [get_aval(x) for x in operands])[0]
+    return dtype
 
 
 def _contract(fn_name: str, x: Any, y: Any, x_axes: Sequence[int], y_axes: Sequence[int],
@@ -59,7 +66,7 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     """
     import plugax.lax as lax
     x, y = asarrays(a, b)
-    xs, ys = get_aval(x).shape, get_aval(y).shape
+    xs, ys = x.shape, y.shape
     if not xs or not ys:
         raise ValueError(f"matmul: operands must not be scalars, got shapes {xs} and {ys}; "
                          f"use multiply or dot")
