@@ -363,15 +363,15 @@ def measure_in_subprocess(name: str, impl: str) -> float:
     return float(proc.stdout.strip().splitlines()[-1])
 
 
-def run(names: list[str]) -> dict:
+def run(names: list[str], rounds: int = ROUNDS) -> dict:
     results = {}
     for name in names:
         w = WORKLOADS[name]
         row = {"doc": w.doc, "unit": w.unit, "seconds": {}, "errors": {}, "ratios": {},
                "targets": w.targets}
-        # Two rounds, implementations alternating, best of both: a machine that
-        # speeds up or slows down during the run then favours no one.
-        for _ in range(ROUNDS):
+        # Rounds (two by default), implementations alternating, best of each: a
+        # machine that speeds up or slows down during the run then favours no one.
+        for _ in range(rounds):
             for impl in w.impls:
                 if not available(impl):
                     row["errors"][impl] = "not installed (pip install -e '.[bench]')"
@@ -435,6 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", choices=[[], *WORKLOADS], metavar="NAME",
                         help=f"workloads to run (default: all of {', '.join(WORKLOADS)})")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help=f"alternating rounds per workload, best kept (default {ROUNDS}; "
+                             f"more on a noisy machine)")
     parser.add_argument("--measure", nargs=2, metavar=("NAME", "IMPL"),
                         help="(internal) time one workload for one implementation, print seconds")
     args = parser.parse_args(argv)
@@ -442,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         name, impl = args.measure
         print(WORKLOADS[name].fn(impl))
         return 0
-    results = run(args.names or list(WORKLOADS))
+    results = run(args.names or list(WORKLOADS), args.rounds)
     report(results)
     if args.json:
         with open(args.json, "w") as fh:

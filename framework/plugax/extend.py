@@ -29,7 +29,7 @@ from .core.trace import current_trace, eval_trace, user_frame, _state as trace_s
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import RuleSet, PluginInfo
 from .plugins.registry import plugin_api_version, registry as _registry
-from .plugins.helpers import (all_weak, standard_abstract_eval, defvectorized, defbroadcasting,
+from .plugins.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
                               broadcasting_shape, same_dtypes)
 
@@ -46,7 +46,7 @@ __all__ = [
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
-    "all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
+    "all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
     "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape", "same_dtypes",
 ]
 

@@ -40,12 +40,14 @@ def signature_id(shape: tuple, dtype: Any, weak_type: bool) -> int:
 class Array:
     """An immutable n-dimensional array."""
 
-    __slots__ = ("_value", "_buf", "_sig", "shape", "dtype", "weak_type", "__weakref__")
+    __slots__ = ("_value", "_buf", "_sig", "_aval", "shape", "dtype", "weak_type",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False):
         self._value = value
         self._buf = None
+        self._aval = None   # built on first use, then kept: transformations ask repeatedly
         self.shape = value.shape
         self.dtype = value.dtype
         self.weak_type = weak_type
@@ -55,6 +57,7 @@ class Array:
         """An Array backed by a device buffer; its NumPy value is fetched lazily."""
         self = object.__new__(cls)
         self._buf = buf
+        self._aval = aval
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.weak_type = aval.weak_type
@@ -188,13 +191,16 @@ def as_array(x: Any, dtype: Any = None) -> Array:
 
 
 def _array_aval(x: Array) -> ShapedArray:
-    """The aval of an Array, built without ShapedArray's normalisation: an Array's shape
-    is already a tuple of ints and its dtype a NumPy dtype (this runs for nearly every
-    operation under a transformation)."""
-    aval = _new_object(ShapedArray)
-    aval.shape = x.shape
-    aval.dtype = x.dtype
-    aval.weak_type = bool(x.weak_type)
+    """The aval of an Array: made once per Array (this runs for nearly every operation
+    under a transformation, often several times for the same value), and without
+    ShapedArray's normalisation, since an Array's shape is already a tuple of ints and
+    its dtype a NumPy dtype."""
+    aval = x._aval
+    if aval is None:
+        aval = x._aval = _new_object(ShapedArray)
+        aval.shape = x.shape
+        aval.dtype = x.dtype
+        aval.weak_type = bool(x.weak_type)
     return aval
 
 

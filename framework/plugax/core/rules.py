@@ -15,7 +15,7 @@ from ..errors import MissingRuleError
 __all__ = [
     "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
     "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
-    "weak_type_rules", "all_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
+    "weak_type_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
     "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
 ]
 
@@ -66,6 +66,13 @@ rule_origin: dict[tuple, str] = {}
 def all_weak(weak_flags, **params) -> list[bool]:
     """Elementwise weak-type rule: the result is weak only if every operand is."""
     return [all(weak_flags)]
+
+
+def first_weak(weak_flags, **params) -> list[bool]:
+    """Weak-type rule of ops that rearrange or reduce their first operand (shape ops,
+    reductions): the result is weak exactly when that operand is. Eager evaluation
+    recognises this rule (and `all_weak`) and skips calling it."""
+    return [weak_flags[0]]
 
 
 def all_tables() -> dict[str, dict]:

@@ -25,7 +25,7 @@ from ..errors import ConcretizationTypeError, PlugaxError, UnexpectedTracerError
 from .array import _NON_CANONICAL, Array, canonicalize_value, from_impl_value
 from .avals import ShapedArray, get_aval
 from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
-    weak_type_rules, missing_rule, all_weak
+    weak_type_rules, missing_rule, all_weak, first_weak
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
            "is_eager",
@@ -257,6 +257,8 @@ class EvalTrace(Trace):
             raise _explain_impl_failure(primitive, vals, params, err) from err
         if weak_rule is all_weak:
             weak = n_weak > 0 and n_weak == len(args)
+        elif weak_rule is first_weak:
+            weak = args[0].weak_type
         else:
             weak = weak_rule([x.weak_type for x in args], **params)[0]
         if type(out) is not np.ndarray or (out.dtype in _NON_CANONICAL

@@ -13,14 +13,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
-from ..core.rules import all_weak
+from ..core.rules import all_weak, first_weak
 from ..core.trace import Primitive
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero, add_tangents, instantiate
 from ..interpreters.batching import broadcast_batched, moveaxis
 from .ruleset import RuleSet
 
-__all__ = ["all_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
+__all__ = ["all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
            "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape",
            "same_dtypes"]
 

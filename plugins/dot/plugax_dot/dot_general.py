@@ -154,32 +154,50 @@ def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, their
     (true for lhs).
     """
     import plugax.lax as lax
-    dims, perm = _transpose_plan(aval.ndim, get_aval(other).ndim, own, theirs, own_free_first)
-    out = dot_general_p.bind(ct, other, dimension_numbers=dims,
+    dims, perm, other_first = _transpose_plan(aval.ndim, get_aval(other).ndim, own, theirs,
+                                              own_free_first)
+    operands = (other, ct) if other_first else (ct, other)
+    out = dot_general_p.bind(*operands, dimension_numbers=dims,
                              preferred_element_type=aval.dtype)
     return lax.transpose(out, perm) if perm is not None else out
 
 
 @lru_cache(maxsize=1024)
 def _transpose_plan(own_ndim: int, their_ndim: int, own: tuple, theirs: tuple,
-                    own_free_first: bool) -> tuple[DotDimensionNumbers, tuple | None]:
-    """The dimension numbers of the cotangent's dot_general and the permutation back
-    into this operand's order (None if none is needed). Pure index arithmetic on ranks
-    and dims, so it is computed once per form (reverse mode repeats the same ones)."""
+                    own_free_first: bool) -> tuple[DotDimensionNumbers, tuple | None, bool]:
+    """The dimension numbers of the cotangent's dot_general, the permutation back into
+    this operand's order (None if none is needed), and whether the other operand goes
+    first. Pure index arithmetic on ranks and dims, so it is computed once per form
+    (reverse mode repeats the same ones).
+
+    The product can be written `ct . other` or `other . ct`; they differ only in the
+    order of the output dims. The first that needs no permutation is used, which saves
+    a transpose for the common `x.T @ ct` cotangent of a matmul's right operand.
+    """
     (oc, ob), (tc, tb) = own, theirs
     own_free = _free(own_ndim, oc, ob)
     their_free = _free(their_ndim, tc, tb)
     nb = len(ob)
     start = nb + (len(own_free) if own_free_first else 0)
     ct_their_free = tuple(range(start, start + len(their_free)))
-    dims = DotDimensionNumbers(((ct_their_free, tuple(their_free)), (tuple(range(nb)), tb)))
-    # out's dims: batch (ob order), ct's remaining dims (this operand's free dims, in
-    # order), then the other's contracting dims in its order, each standing for its
-    # partner in `oc`.
+    ct_batch = tuple(range(nb))
+    # output dims as this operand's dims: batch (ob order) first; then ct's remaining
+    # dims (this operand's free dims, in order) and the other's remaining dims (its
+    # contracting dims in its order, each standing for its partner in `oc`), in the
+    # order of the two operands
     partner = dict(zip(tc, oc))
-    out_as_own = list(ob) + own_free + [partner[d] for d in sorted(tc)]
-    perm = tuple(sorted(range(len(out_as_own)), key=out_as_own.__getitem__))
-    return dims, (perm if perm != tuple(range(len(perm))) else None)
+    contracted = [partner[d] for d in sorted(tc)]
+    plans = [
+        (DotDimensionNumbers(((ct_their_free, tuple(their_free)), (ct_batch, tb))),
+         list(ob) + own_free + contracted, False),
+        (DotDimensionNumbers(((tuple(their_free), ct_their_free), (tb, ct_batch))),
+         list(ob) + contracted + own_free, True)]
+    for dims, out_as_own, other_first in plans:
+        perm = tuple(sorted(range(len(out_as_own)), key=out_as_own.__getitem__))
+        if perm == tuple(range(len(perm))):
+            return dims, None, other_first
+    dims, out_as_own, _ = plans[0]
+    return dims, tuple(sorted(range(len(out_as_own)), key=out_as_own.__getitem__)), False
 
 
 def _transpose(ctx, ct, lhs, rhs, *, dimension_numbers, preferred_element_type=None):

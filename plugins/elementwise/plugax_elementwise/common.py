@@ -71,8 +71,25 @@ def type_error(prim: Primitive, avals: tuple, problem: str, fix: str) -> ShapeEr
 def const(like: Any, value: Any) -> Array:
     """A rank-0 constant with `like`'s dtype: it traces as an inline literal and never
     changes the dtype of the operation it enters (a bare Python float would be f64
-    under x64 and clash with an f32 operand)."""
-    return Array(np.asarray(value, dtype=get_aval(like).dtype), weak_type=True)
+    under x64 and clash with an f32 operand).
+
+    Derivative rules ask for the same few (value, dtype) pairs on every call; Arrays
+    are immutable, so each is made once."""
+    dtype = like.dtype if type(like) is Array or isinstance(like, Tracer) else \
+        get_aval(like).dtype
+    key = (value, dtype)
+    try:
+        c = _consts.get(key)
+    except TypeError:   # an unhashable value
+        return Array(np.asarray(value, dtype=dtype), weak_type=True)
+    if c is None:
+        c = Array(np.asarray(value, dtype=dtype), weak_type=True)
+        if len(_consts) < 1024:
+            _consts[key] = c
+    return c
+
+
+_consts: dict[tuple, Array] = {}
 
 
 def zeros_like(x: Any) -> Any:

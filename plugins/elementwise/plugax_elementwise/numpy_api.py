@@ -72,23 +72,20 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
 
     def fn(x1: Any, x2: Any, /) -> Any:
         t1, t2 = type(x1), type(x2)
-        if t1 is t2:
-            if t1 is Array:
-                d = x1.dtype
-                if (d is x2.dtype or d == x2.dtype) and d in ok \
-                        and x1.weak_type == x2.weak_type:
-                    if x1.shape == x2.shape:
-                        if d in eager_ok and is_eager():
-                            return Array(impl(x1._value, x2._value), x1.weak_type)
-                        return prim.bind(x1, x2)
-                    if d in eager_ok and is_eager() \
-                            and broadcast_shapes([x1.shape, x2.shape]) is not None:
-                        # NumPy broadcasts exactly as broadcast_in_dim + prim would
-                        return Array(impl(x1._value, x2._value), x1.weak_type)
-            elif isinstance(x1, Tracer):
-                a = x1.aval
-                if a.dtype in ok and a == x2.aval:
+        if (t1 is Array or isinstance(x1, Tracer)) and (t2 is Array or isinstance(x2, Tracer)):
+            # Arrays and tracers carry dtype, weak_type and shape as attributes
+            d = x1.dtype
+            if (d is x2.dtype or d == x2.dtype) and d in ok and x1.weak_type == x2.weak_type:
+                same_shape = x1.shape == x2.shape
+                if t1 is Array and t2 is Array and d in eager_ok and is_eager() and (
+                        same_shape or broadcast_shapes([x1.shape, x2.shape]) is not None):
+                    # NumPy broadcasts exactly as broadcast_in_dim + prim would
+                    return Array(impl(x1._value, x2._value), x1.weak_type)
+                if same_shape:
                     return prim.bind(x1, x2)
+                out = broadcast_shapes([x1.shape, x2.shape])   # one dtype: no promotion
+                if out is not None:
+                    return prim.bind(_broadcast_to(x1, out), _broadcast_to(x2, out))
         elif t2 in _PY_NUMBERS and (t1 is Array or isinstance(x1, Tracer)):
             y = _scalar_as(x2, x1, ok)
             if y is not None:
@@ -102,6 +99,15 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
         return general(x1, x2)
     fn.__name__ = fn.__qualname__ = name
     return fn
+
+
+def _broadcast_to(x: Any, shape: tuple) -> Any:
+    """`x` broadcast NumPy-style to `shape`; rank-0 operands stay (lax ops take them)."""
+    own = x.shape
+    if own == shape or not own:
+        return x
+    n = len(shape)
+    return lax.broadcast_in_dim(x, shape, tuple(range(n - len(own), n)))
 
 
 def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype, defjvp,
-                           deflinear, get_aval, is_undefined_primal)
+                           deflinear, first_weak, get_aval, is_undefined_primal)
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
                       lowest, scalar_like, shape_error)
@@ -67,7 +67,7 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
             raise TypeError(prim)  # failure into abstract_eval's ShapeError
         return impl(x, **params)
 
-    weak = (lambda flags, **_: [flags[0]]) if out_dtype is None else (lambda flags, **_: [False])
+    weak = first_weak if out_dtype is None else (lambda flags, **_: [False])
     return RuleSet(primitive=prim, impl=checked_impl,
                    abstract_eval=abstract_eval, jvp=jvp, vmap=vmap, transpose=transpose,
                    weak_type=weak, lowering={"default": lowering} if lowering else {})

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, broadcast_batched,
-                           deflinear, instantiate, is_undefined_primal, moveaxis)
+                           deflinear, first_weak, instantiate, is_undefined_primal, moveaxis)
 
 __all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
            "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front", "lowering_of"]
@@ -65,7 +65,7 @@ def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
     return RuleSet(primitive=prim,
                    impl=checked(lambda ctx, x, **params: impl(x, **params), abstract_eval),
                    abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
-                   transpose=transpose, weak_type=lambda flags, **params: [flags[0]],
+                   transpose=transpose, weak_type=first_weak,
                    lowering=lowering_of(prim))
 
 
@@ -89,7 +89,10 @@ def checked(impl: Callable, abstract_eval: Callable) -> Callable:
 
     def checked_impl(ctx, *args, **params):
         # impl operands are NumPy arrays or scalars: both have shape and dtype
-        key = (tuple((a.shape, a.dtype) for a in args), tuple(params.items()))
+        if len(args) == 1:   # most shape ops: no generator to build the key
+            key = (args[0].shape, args[0].dtype, tuple(params.items()))
+        else:
+            key = (tuple((a.shape, a.dtype) for a in args), tuple(params.items()))
         try:
             known = key in valid
         except TypeError:   # an unhashable param: just check every time

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
-                           is_undefined_primal, moveaxis)
+                           first_weak, is_undefined_primal, moveaxis)
 
 from ._common import (checked, index_dtype_ok, linear_jvp, lowering_of, shape_error, to_front,
                       zeros)
@@ -196,12 +196,12 @@ RULES = [
     RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval),
             abstract_eval=_gather_abstract_eval,
             jvp=linear_jvp(gather_p, [0]), vmap=_gather_vmap, transpose=_gather_transpose,
-            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(gather_p)),
+            weak_type=first_weak, lowering=lowering_of(gather_p)),
     RuleSet(primitive=scatter_add_p,
             impl=checked(_scatter_add_impl, _scatter_add_abstract_eval),
             abstract_eval=_scatter_add_abstract_eval, jvp=linear_jvp(scatter_add_p, [0, 2]),
             vmap=_scatter_add_vmap, transpose=_scatter_add_transpose,
-            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(scatter_add_p)),
+            weak_type=first_weak, lowering=lowering_of(scatter_add_p)),
 ]
 
 LAX = {"iota": iota, "broadcasted_iota": broadcasted_iota, "gather": gather,

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, deflinear, get_aval,
-                           is_undefined_primal, moveaxis)
+                           first_weak, is_undefined_primal, moveaxis)
 
 from ._common import (checked, defshape, index_dtype_ok, linear_jvp, lowering_of, shape_error,
                       to_front, unary_transpose, zeros)
@@ -326,7 +326,7 @@ RULES = [
     RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval),
             abstract_eval=_pad_abstract_eval,
             jvp=deflinear(pad_p), vmap=_pad_vmap, transpose=_pad_transpose,
-            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(pad_p)),
+            weak_type=first_weak, lowering=lowering_of(pad_p)),
     RuleSet(primitive=concatenate_p, impl=checked(_concatenate_impl, _concatenate_abstract_eval),
             abstract_eval=_concatenate_abstract_eval, jvp=deflinear(concatenate_p),
             vmap=_concatenate_vmap, transpose=_concatenate_transpose,
@@ -335,12 +335,12 @@ RULES = [
             impl=checked(_dynamic_slice_impl, _dynamic_slice_abstract_eval),
             abstract_eval=_dynamic_slice_abstract_eval, jvp=linear_jvp(dynamic_slice_p, [0]),
             vmap=_dynamic_slice_vmap, transpose=_dynamic_slice_transpose,
-            weak_type=lambda flags, **_: [flags[0]], lowering=lowering_of(dynamic_slice_p)),
+            weak_type=first_weak, lowering=lowering_of(dynamic_slice_p)),
     RuleSet(primitive=dynamic_update_slice_p,
             impl=checked(_dynamic_update_slice_impl, _dynamic_update_slice_abstract_eval),
             abstract_eval=_dynamic_update_slice_abstract_eval,
             jvp=linear_jvp(dynamic_update_slice_p, [0, 1]), vmap=_dynamic_update_slice_vmap,
-            transpose=_dynamic_update_slice_transpose, weak_type=lambda flags, **_: [flags[0]],
+            transpose=_dynamic_update_slice_transpose, weak_type=first_weak,
             lowering=lowering_of(dynamic_update_slice_p)),
 ]
 

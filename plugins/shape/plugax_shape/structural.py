@@ -9,6 +9,7 @@ other primitive can be batched; their rules use nothing outside this module
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -71,16 +72,22 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
 def _broadcast_in_dim_transpose(ct, aval, *, shape, broadcast_dimensions):
     """Sum over the new dims and the size-1 dims that were stretched, then restore the 1s."""
     import plugax.lax as lax
-    bd = broadcast_dimensions
-    summed = tuple(d for d in range(len(shape)) if d not in bd) + tuple(
-        d for i, d in enumerate(bd) if aval.shape[i] == 1 and shape[d] != 1)
+    summed, restore = _unbroadcast_plan(aval.shape, shape, broadcast_dimensions)
     if not summed:
         return ct
-    out = lax.reduce_sum(ct, tuple(sorted(summed)))
-    # only summed stretched 1s need restoring; the usual bias broadcast has none, and
-    # skipping the no-op reshape saves a bind per bias in every backward pass
+    out = lax.reduce_sum(ct, summed)
+    return reshape(out, aval.shape) if restore else out
+
+
+@lru_cache(maxsize=1024)
+def _unbroadcast_plan(operand_shape: tuple, shape: tuple, bd: tuple) -> tuple[tuple, bool]:
+    """(dims to sum, whether a reshape must restore stretched 1s): index arithmetic that
+    every backward pass repeats for each broadcast bias, so computed once per form.
+    Only summed stretched 1s need restoring; the usual bias broadcast has none."""
+    summed = tuple(d for d in range(len(shape)) if d not in bd) + tuple(
+        d for i, d in enumerate(bd) if operand_shape[i] == 1 and shape[d] != 1)
     kept = tuple(n for d, n in enumerate(shape) if d not in summed)
-    return out if kept == aval.shape else reshape(out, aval.shape)
+    return tuple(sorted(summed)), kept != operand_shape
 
 
 def _broadcast_in_dim_vmap(ctx, args, dims, *, shape, broadcast_dimensions):
