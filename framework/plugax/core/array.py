@@ -172,7 +172,9 @@ def from_impl_value(value: Any, weak_type: bool = False) -> Array:
     keeps it, so device buffers are not copied back to the host."""
     if type(value) is Array:
         return value
-    if not isinstance(value, (np.ndarray, np.generic)):
+    if type(value) is not np.ndarray:
+        # NumPy scalars (what full reductions return) become rank-0 arrays: every
+        # later operation on them is several times faster than on a NumPy scalar
         value = np.asarray(value)
     return Array(canonicalize_value(value), weak_type)
 

@@ -17,22 +17,22 @@ __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
 
 
 class JVPTracer(core.Tracer):
-    __slots__ = ("primal", "tangent")
+    # shape, dtype and weak_type are the primal's, copied as plain attributes: the
+    # numpy front ends read them on every operation, far more often than tracers
+    # are made
+    __slots__ = ("primal", "tangent", "shape", "dtype", "weak_type")
 
     def __init__(self, trace: "JVPTrace", primal: Any, tangent: Any):
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self.shape = primal.shape
+        self.dtype = primal.dtype
+        self.weak_type = primal.weak_type
 
     @property
     def aval(self) -> ShapedArray:
         return _jvp_tracer_aval(self)
-
-    # read on every operation by plugax.numpy's fast paths: an Array or a tracer
-    # primal has these as attributes, so no aval is built
-    dtype = property(lambda self: self.primal.dtype)
-    shape = property(lambda self: self.primal.shape)
-    weak_type = property(lambda self: self.primal.weak_type)
 
     def to_concrete_value(self) -> Any:
         p = self.primal
@@ -58,31 +58,25 @@ class JVPTrace(core.Trace):
 
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
         # A JVPTracer never holds a Zero tangent (`box` returns the bare primal then),
-        # so "some operand is ours" is "some tangent is nonzero".
-        for x in args:
-            if type(x) is JVPTracer and x._trace is self:
-                break
-        else:   # nothing to differentiate: evaluate one level out
-            state = core._state
-            state.trace = parent = self.parent
-            try:
-                return parent.process_primitive(primitive, args, params)
-            finally:
-                state.trace = self
-        rule = jvp_rules.get(primitive)
-        if rule is None:
-            raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")
-        primals, tangents = [], []
+        # so "some operand is ours" is "some tangent is nonzero". One pass splits the
+        # operands; constants get symbolic zero tangents.
+        primals, tangents, ours = [], [], False
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
                 tangents.append(x.tangent)
+                ours = True
             else:
                 primals.append(x)
                 tangents.append(zero_like(x))
         state = core._state
-        state.trace = self.parent
+        state.trace = parent = self.parent
         try:
+            if not ours:   # nothing to differentiate: evaluate one level out
+                return parent.process_primitive(primitive, args, params)
+            rule = jvp_rules.get(primitive)
+            if rule is None:
+                raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")
             primal_out, tangent_out = rule(JVP_CTX, primals, tangents, **params)
         finally:
             state.trace = self

@@ -43,6 +43,11 @@ class PartialEvalTracer(core.Tracer):
     def aval(self) -> ShapedArray:
         return self._aval
 
+    # read by rules on every tangent they combine: one attribute read, not two
+    shape = property(lambda self: self._aval.shape)
+    dtype = property(lambda self: self._aval.dtype)
+    weak_type = property(lambda self: self._aval.weak_type)
+
 
 register_aval_handler(PartialEvalTracer, lambda t: t._aval)
 

@@ -12,9 +12,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import Array, Tracer, get_aval
+from plugax.extend import Array, Tracer, canonicalize_dtype, get_aval
 
-from .dot_general import dot_general
+from .dot_general import DotDimensionNumbers, dot_general, dot_general_p
 
 
 def asarrays(*operands: Any) -> list:
@@ -71,7 +71,10 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
         raise ValueError(f"matmul: operands must not be scalars, got shapes {xs} and {ys}; "
                          f"use multiply or dot")
     if len(xs) <= 2 and len(ys) <= 2:   # no batch dims: a plain matrix/vector product
-        return _contract("matmul", x, y, (len(xs) - 1,), (0,), preferred_element_type)
+        dtype = preferred_element_type
+        dtype = result_dtype("matmul", x, y) if dtype is None else canonicalize_dtype(dtype)
+        return dot_general_p.bind(x, y, dimension_numbers=_PLAIN_MATMUL[len(xs)],
+                                  preferred_element_type=dtype)
     xb, yb = list(xs[:-2]), list(ys[:-2])
     n = max(len(xb), len(yb))
     xb, yb = [None] * (n - len(xb)) + xb, [None] * (n - len(yb)) + yb
@@ -107,6 +110,11 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
         + [i for i, k in enumerate(kinds) if k == "y"] + ([n + 1] if not y_vec else [])
     perm = tuple(sorted(range(len(labels)), key=labels.__getitem__))
     return lax.transpose(out, perm) if perm != tuple(range(len(perm))) else out
+
+
+# matmul without batch dims, by the rank of x: contract x's last axis with y's first
+_PLAIN_MATMUL = {1: DotDimensionNumbers((((0,), (0,)), ((), ()))),
+                 2: DotDimensionNumbers((((1,), (0,)), ((), ())))}
 
 
 def outer(a: Any, b: Any) -> Any:

@@ -9,13 +9,14 @@ with `lax.expand_dims`.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable
 
 import numpy as np
 
 from plugax import dtypes
-from plugax.extend import Array, Primitive, canonicalize_dtype, get_aval
+from plugax.extend import Array, Primitive, Tracer, canonicalize_dtype, get_aval
 
 from . import cumulative as C
 from . import reduce as R
@@ -25,15 +26,19 @@ _NARROW_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
 
 def _asarray(a: Any) -> Any:
+    if type(a) is Array or isinstance(a, Tracer):
+        return a
     import plugax.numpy as pnp
     return pnp.asarray(a)
 
 
 def _cast(x: Any, dtype: Any) -> Any:
     """`x` as a strong `dtype` value; a convert_element_type only where (dtype, weak) differ."""
+    if x.dtype is dtype and not x.weak_type:  # Arrays and tracers both carry these
+        return x   # the common case, decided before canonicalising
     import plugax.lax as lax
     dtype = canonicalize_dtype(dtype)
-    if x.dtype == dtype and not x.weak_type:  # Arrays and tracers both carry these
+    if x.dtype == dtype and not x.weak_type:
         return x
     return lax.convert_element_type(x, dtype)
 
@@ -112,8 +117,13 @@ def _mean_parts(a: Any, axis: Any, dtype: Any) -> tuple:
 def _divide(x: Any, n: float) -> Any:
     """x / n with n as a literal of x's dtype (n <= 0 gives nan, as in JAX)."""
     import plugax.lax as lax
-    dtype = get_aval(x).dtype
-    return lax.div(x, Array(np.asarray(n if n > 0 else np.nan, dtype)))
+    return lax.div(x, _divisor(n, x.dtype))
+
+
+@functools.lru_cache(maxsize=256)
+def _divisor(n: float, dtype: np.dtype) -> Array:
+    """The count a mean divides by, as an Array (immutable, so made once per count)."""
+    return Array(np.asarray(n if n > 0 else np.nan, dtype))
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:

@@ -63,7 +63,7 @@ def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
         return ShapedArray(shape_rule(aval, **params), aval.dtype, aval.weak_type)
 
     return RuleSet(primitive=prim,
-                   impl=checked(lambda ctx, x, **params: impl(x, **params), abstract_eval),
+                   impl=checked(impl, abstract_eval, takes_ctx=False),
                    abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
                    transpose=transpose, weak_type=first_weak,
                    lowering=lowering_of(prim))
@@ -75,8 +75,11 @@ def lowering_of(prim: Primitive) -> dict[str, Callable]:
     return {"default": LOWERINGS[prim.name]}
 
 
-def checked(impl: Callable, abstract_eval: Callable) -> Callable:
+def checked(impl: Callable, abstract_eval: Callable, *, takes_ctx: bool = True) -> Callable:
     """impl that first runs abstract_eval, so eager calls get the same clear ShapeError.
+
+    `impl(ctx, *operands, **params)`, or a plain NumPy `impl(*operands, **params)`
+    with `takes_ctx=False` (one call layer less on every eager evaluation).
 
     Each (operand shapes and dtypes, params) that passed is remembered, so repeated
     eager calls (a training loop) pay for the check once.
@@ -101,7 +104,7 @@ def checked(impl: Callable, abstract_eval: Callable) -> Callable:
             abstract_eval(ctx, *[ShapedArray(a.shape, a.dtype) for a in args], **params)
             if key is not None and len(valid) < 4096:
                 valid.add(key)
-        return impl(ctx, *args, **params)
+        return impl(ctx, *args, **params) if takes_ctx else impl(*args, **params)
     checked_impl.__name__ = getattr(impl, "__name__", "impl")
     return checked_impl
 
