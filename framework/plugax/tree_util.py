@@ -10,6 +10,10 @@ import dataclasses
 import functools
 from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence
 
+import numpy as np
+
+from .core.array import Array
+
 __all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten",
            "tree_unflatten", "tree_map", "tree_leaves", "tree_structure", "treedef_is_leaf",
            "flatten_prefix", "all_leaves"]
@@ -152,8 +156,16 @@ def _flatten(x: Any, leaves: list, is_leaf: Callable | None) -> PyTreeDef:
     meta, children = node.to_iterable(x)
     defs = []
     for c in children:
-        defs.append(_flatten(c, leaves, is_leaf))
+        if is_leaf is None and type(c) in _LEAF_TYPES:   # the common leaf, no recursion
+            leaves.append(c)
+            defs.append(_LEAF)
+        else:
+            defs.append(_flatten(c, leaves, is_leaf))
     return PyTreeDef(node, meta, tuple(defs), len(leaves) - start)
+
+
+# types that are always leaves, checked before the recursive call for each child
+_LEAF_TYPES = frozenset({Array, np.ndarray, int, float, bool, complex})
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
@@ -167,7 +179,9 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 def _unflatten(treedef: PyTreeDef, leaves: Any) -> Any:
     if treedef.node is None:
         return next(leaves)
-    children = [_unflatten(c, leaves) for c in treedef.children]
+    children = []
+    for c in treedef.children:   # leaves inline: no call per leaf
+        children.append(next(leaves) if c.node is None else _unflatten(c, leaves))
     return treedef.node.from_iterable(treedef.meta, children)
 
 

@@ -238,13 +238,11 @@ class EvalTrace(Trace):
         # output, a weak-type rule (so abstract_eval is never needed), and NumPy
         # returning an ndarray. Anything else takes the general path below, which
         # gives the same result.
-        vals, n_weak = [], 0
+        vals = []
         for x in args:
             if type(x) is not Array:
                 return self._process_general(primitive, args, params)
             vals.append(x._value)
-            if x.weak_type:
-                n_weak += 1
         rule = impl_rules.get(primitive)
         weak_rule = weak_type_rules.get(primitive)
         if rule is None or weak_rule is None or primitive.multiple_results:
@@ -255,11 +253,15 @@ class EvalTrace(Trace):
             raise
         except Exception as err:
             raise _explain_impl_failure(primitive, vals, params, err) from err
-        if weak_rule is all_weak:
-            weak = n_weak > 0 and n_weak == len(args)
-        elif weak_rule is first_weak:
-            weak = args[0].weak_type
-        else:
+        # weak operands are rare: the two common rules decide on the first operand alone
+        # whenever it is strong
+        weak = args[0].weak_type if args else False
+        if weak and weak_rule is all_weak:
+            for x in args:
+                if not x.weak_type:
+                    weak = False
+                    break
+        elif weak_rule is not all_weak and weak_rule is not first_weak:
             weak = weak_rule([x.weak_type for x in args], **params)[0]
         if type(out) is not np.ndarray or (out.dtype in _NON_CANONICAL
                                            and not dtypes.config.enable_x64):

@@ -112,7 +112,7 @@ def match_shape(t: Any, like: Any) -> Any:
     output it stands for.
     """
     shape = _shape(like)
-    if _shape(t) == shape:
+    if (t.shape if type(t) is Array or isinstance(t, Tracer) else _shape(t)) == shape:
         return t
     return lax.broadcast_in_dim(t, shape, ())
 

@@ -23,7 +23,7 @@ from plugax.extend import Array, Primitive, Tracer, get_aval, is_eager
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import FLOATS, const, zeros_like
 from .logic import RoundingMethod
-from .promote import broadcast_arrays, broadcast_shapes, promote_args, promote_dtypes
+from .promote import broadcast_arrays, broadcast_pair, promote_args, promote_dtypes
 
 __all__ = ["NUMPY", "binary", "unary", "is_operand", "power"]
 
@@ -78,12 +78,12 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
             if (d is x2.dtype or d == x2.dtype) and d in ok and x1.weak_type == x2.weak_type:
                 same_shape = x1.shape == x2.shape
                 if t1 is Array and t2 is Array and d in eager_ok and is_eager() and (
-                        same_shape or broadcast_shapes([x1.shape, x2.shape]) is not None):
+                        same_shape or broadcast_pair(x1.shape, x2.shape) is not None):
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
                     return Array(impl(x1._value, x2._value), x1.weak_type)
                 if same_shape:
                     return prim.bind(x1, x2)
-                out = broadcast_shapes([x1.shape, x2.shape])   # one dtype: no promotion
+                out = broadcast_pair(x1.shape, x2.shape)   # one dtype: no promotion
                 if out is not None:
                     return prim.bind(_broadcast_to(x1, out), _broadcast_to(x2, out))
         elif t2 in _PY_NUMBERS and (t1 is Array or isinstance(x1, Tracer)):

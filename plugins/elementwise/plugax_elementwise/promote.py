@@ -43,7 +43,8 @@ from plugax.extend import Array, ShapedArray, ShapeError, Tracer
 
 from .selection import convert
 
-__all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "broadcast_shapes", "result_type",
+__all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "broadcast_shapes",
+           "broadcast_pair", "result_type",
            "BroadcastError"]
 
 _SCALARS = (bool, int, float, complex)
@@ -160,6 +161,13 @@ def broadcast_shapes(shapes: list) -> tuple | None:
             elif d != 1 and d != o:
                 return None
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def broadcast_pair(x: tuple, y: tuple) -> tuple | None:
+    """`broadcast_shapes` of two shapes, memoised: binary operators ask for the same
+    few pairs (a bias added to a batch of activations) over and over."""
+    return broadcast_shapes([x, y])
 
 
 def promote_args(fn_name: str, *args: Any, category: str | None = None,
