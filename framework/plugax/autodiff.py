@@ -20,7 +20,7 @@ from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
 from .interpreters.eager_program import EagerProgram
 from .interpreters.jvp import jvp_flat
-from .interpreters.partial_eval import partial_eval_flat
+from .interpreters.partial_eval import dce_closed_jaxpr, partial_eval_flat
 from .interpreters.staging import trace_to_jaxpr
 from .interpreters.transpose import backward_pass
 from .jaxpr.ir import ClosedJaxpr
@@ -32,15 +32,31 @@ __all__ = ["linearize", "vjp", "grad", "value_and_grad", "jacrev", "hessian",
 class _Linearized:
     """The result of linearizing a flat function: primal outputs and the linear jaxpr."""
 
-    def __init__(self, primals_out, jaxpr: ClosedJaxpr, diff_mask, known_tangents, unknown_mask,
-                 in_avals):
+    def __init__(self, primals_out, staged: ClosedJaxpr, diff_mask, known_tangents,
+                 unknown_mask, in_avals):
         self.primals_out = primals_out
-        self.jaxpr = jaxpr
+        # every staged equation: transposing needs no dead-code elimination (a dead
+        # equation receives no cotangent and is skipped), so `grad` never pays for it
+        self.staged = staged
+        self._jaxpr: ClosedJaxpr | None = None
         self.diff_mask = diff_mask            # which inputs have (unknown) tangents
         self.known_tangents = known_tangents  # tangent outputs known without inputs (Zero...)
         self.unknown_mask = unknown_mask
         self.in_avals = in_avals
         self.program = None                   # the linear jaxpr compiled on first apply
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        """The linear jaxpr, with dead code eliminated (made on first use)."""
+        if self._jaxpr is None:
+            self._jaxpr = dce_closed_jaxpr(self.staged)
+        return self._jaxpr
+
+    def compact(self) -> "_Linearized":
+        """Drop dead equations and the residuals only they use, for a linearization
+        that is kept and applied or transposed many times (`vjp`, `linearize`)."""
+        self.staged = self.jaxpr
+        return self
 
     def apply(self, tangents: Sequence[Any]) -> list:
         """The tangent outputs; cheap to call many times (linearize once, apply many)."""
@@ -52,10 +68,10 @@ class _Linearized:
                 for unk, k in zip(self.unknown_mask, self.known_tangents)]
 
     def transpose(self, cts: Sequence[Any]) -> list:
-        linear_args = [UndefPrimal(v.aval) for v in self.jaxpr.jaxpr.invars]
+        staged = self.staged.jaxpr
+        linear_args = [UndefPrimal(v.aval) for v in staged.invars]
         cts_unknown = [ct for ct, unk in zip(cts, self.unknown_mask) if unk]
-        cts_in = iter(backward_pass(self.jaxpr.jaxpr, self.jaxpr.consts, linear_args,
-                                    cts_unknown))
+        cts_in = iter(backward_pass(staged, self.staged.consts, linear_args, cts_unknown))
         return [next(cts_in) if d else Zero(tangent_aval(a))
                 for d, a in zip(self.diff_mask, self.in_avals)]
 
@@ -76,7 +92,7 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
         n_outs.append(len(p_out))
         return [*p_out, *t_out]
 
-    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site)
+    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site, dce=False)
     n_out = n_outs[-1]
     primals_out = outs[:n_out]
     return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
@@ -86,7 +102,7 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """`(f(*primals), f_lin)` where `f_lin(*tangents)` is the jvp, without redoing primal work."""
     primals_flat, in_tree = tu.tree_flatten(primals)
     flat_fun, out_tree = flatten_fun(f, in_tree)
-    lin = linearize_flat(flat_fun, primals_flat)
+    lin = linearize_flat(flat_fun, primals_flat).compact()
 
     def f_lin(*tangents: Any) -> Any:
         t_flat, t_tree = tu.tree_flatten(tangents)
@@ -104,7 +120,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     aux_store: list = []
     fun = _split_aux(f, aux_store) if has_aux else f
     flat_fun, out_tree = flatten_fun(fun, in_tree)
-    lin = linearize_flat(flat_fun, primals_flat)
+    lin = linearize_flat(flat_fun, primals_flat).compact()
     out = tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out))
 
     def f_vjp(*cts: Any) -> tuple:

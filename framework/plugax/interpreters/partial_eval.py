@@ -24,8 +24,8 @@ from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import abstract_eval, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
-__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "toposort",
-           "dce_jaxpr"]
+__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "dce_closed_jaxpr",
+           "toposort", "dce_jaxpr"]
 
 
 class PartialEvalTracer(core.Tracer):
@@ -130,27 +130,15 @@ class PartialEvalTrace(core.Trace):
         self.eqns.append(_new_eqn(JaxprEqn, (atoms, outvars, primitive, params)))
         return [PartialEvalTracer(self, v.aval, v) for v in outvars]
 
-    def to_jaxpr(self, tracers_in: list, tracers_out: list) -> ClosedJaxpr:
+    def to_jaxpr(self, tracers_in: list, tracers_out: list, dce: bool = True) -> ClosedJaxpr:
         """The staged equations `tracers_out` need, as a jaxpr over `tracers_in`; the
-        known values they use are its consts (the residuals)."""
-        outvars = [t.atom for t in tracers_out]
-        live = {v for v in outvars if type(v) is Var}
-        kept = []
-        for eqn in reversed(self.eqns):   # backwards: keep what a live value needs
-            for v in eqn.outvars:
-                if v in live:
-                    break
-            else:
-                continue
-            kept.append(eqn)
-            for x in eqn.invars:   # a loop, not a generator: this runs for every eqn
-                if type(x) is Var:
-                    live.add(x)
-        kept.reverse()
-        used = [(v, val) for v, val in zip(self.constvars.values(), self.constvals)
-                if v in live]
-        jaxpr = Jaxpr([v for v, _ in used], [t.atom for t in tracers_in], kept, outvars)
-        return ClosedJaxpr(jaxpr, [val for _, val in used])
+        known values they use are its consts (the residuals). `dce=False` keeps every
+        staged equation and const (for a caller that only runs the jaxpr backwards,
+        where dead equations receive no cotangent and cost nothing)."""
+        jaxpr = Jaxpr(self.constvars.values(), [t.atom for t in tracers_in], self.eqns,
+                      [t.atom for t in tracers_out])
+        closed = ClosedJaxpr(jaxpr, self.constvals)
+        return dce_closed_jaxpr(closed) if dce else closed
 
     def invalidate(self) -> None:
         """Forget the staged equations once the trace ends (its jaxpr owns them now):
@@ -163,14 +151,37 @@ class PartialEvalTrace(core.Trace):
         return "PartialEvalTrace"
 
 
+def dce_closed_jaxpr(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`closed` without the equations no output needs, and without unused consts."""
+    jaxpr = closed.jaxpr
+    live = {v for v in jaxpr.outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):   # backwards: keep what a live value needs
+        for v in eqn.outvars:
+            if v in live:
+                break
+        else:
+            continue
+        kept.append(eqn)
+        for x in eqn.invars:   # a loop, not a generator: this runs for every eqn
+            if type(x) is Var:
+                live.add(x)
+    kept.reverse()
+    used = [(v, val) for v, val in zip(jaxpr.constvars, closed.consts) if v in live]
+    return ClosedJaxpr(Jaxpr([v for v, _ in used], jaxpr.invars, kept, jaxpr.outvars),
+                       [val for _, val in used])
+
+
 def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
                       unknown_avals: Sequence[ShapedArray],
-                      created_at: str | None = None) -> tuple[list, ClosedJaxpr, list]:
+                      created_at: str | None = None,
+                      dce: bool = True) -> tuple[list, ClosedJaxpr, list]:
     """Run `fun(*known, *unknowns)`.
 
     Returns the outputs (known values, or None where unknown), a ClosedJaxpr
     computing the unknown outputs from the unknown inputs (its consts are the
-    residuals), and a mask of which outputs are unknown.
+    residuals), and a mask of which outputs are unknown. With `dce=False` the
+    jaxpr keeps equations no output needs (see `to_jaxpr`).
     """
     trace = PartialEvalTrace(created_at)
     with core.new_trace_context(trace):
@@ -178,7 +189,7 @@ def partial_eval_flat(fun: Callable[..., Sequence[Any]], known: Sequence[Any],
         outs = list(fun(*known, *tracers_in))
         unknown_mask = [trace.is_unknown(o) for o in outs]
         tracers_out = [o for o in outs if trace.is_unknown(o)]
-        closed = trace.to_jaxpr(tracers_in, tracers_out)
+        closed = trace.to_jaxpr(tracers_in, tracers_out, dce)
     known_outs = [None if unk else o for o, unk in zip(outs, unknown_mask)]
     return known_outs, closed, unknown_mask
 
