@@ -216,6 +216,53 @@ def test_grad_wrt_integer_among_argnums_names_that_argument():
     _still_works()
 
 
+def test_grad_wrt_integer_leaf_of_a_pytree_names_its_argument():
+    """The leaf check runs on the flattened arguments; the message still names the
+    argument (not the leaf position) the integer came from."""
+    with pytest.raises(TypeError, match=r"int\d+ for argument 2"):
+        px.grad(lambda a, b, c: a * b[0] * c["n"], argnums=(0, 2))(
+            2.0, (1.0, 2.0), {"n": 3, "m": 1.0})
+    _still_works()
+
+
+def test_grad_of_pytree_output_says_scalar_only():
+    with pytest.raises(TypeError, match=r"scalar-output.*pytree"):
+        px.grad(lambda x: (x * 2.0,))(1.0)
+    _still_works()
+
+
+def test_dead_code_is_transposed_for_free_and_dropped_from_kept_linearizations():
+    """grad runs the staged jaxpr backwards as is (a dead equation gets no cotangent);
+    vjp, which keeps its linearization, drops dead equations and their residuals."""
+    def f(x):
+        unused = pnp.exp(x) * pnp.cos(x)   # staged (depends on x), needed by no output
+        del unused
+        return pnp.sin(x).sum()
+
+    x = np.linspace(0.0, 1.0, 4)
+    np.testing.assert_allclose(px.grad(f)(x), np.cos(x))
+    lin = linearize_flat(lambda x: [f(x)], [px.numpy.asarray(x)])
+    assert len(lin.staged.jaxpr.eqns) > len(lin.jaxpr.jaxpr.eqns)
+    assert len(lin.staged.consts) > len(lin.jaxpr.consts)
+    assert "exp" not in _primitive_names(lin.jaxpr)
+    _, f_vjp = px.vjp(f, x)
+    np.testing.assert_allclose(f_vjp(1.0)[0], np.cos(x))
+
+
+def test_jvp_of_python_scalar_primals():
+    """A Python scalar primal becomes a weak Array inside the JVP tracer, whose dtype,
+    shape and weak type the numpy front ends read."""
+    seen = []
+
+    def f(x):
+        seen.append((x.shape, x.dtype, x.weak_type))
+        return x * x + 1.0
+
+    p, t = px.jvp(f, (3.0,), (1.0,))
+    assert float(p) == 10.0 and float(t) == 6.0
+    assert seen == [((), np.dtype("float64"), True)] and p.weak_type
+
+
 def test_grad_of_integer_output():
     with pytest.raises(TypeError, match=r"real-valued outputs.*int"):
         px.grad(lambda x: pnp.sum(x > 0.0).astype(np.int32))(np.ones(3))

@@ -59,8 +59,8 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
         # A JVPTracer never holds a Zero tangent (`box` returns the bare primal then),
         # so "some operand is ours" is "some tangent is nonzero". One pass splits the
-        # operands; constants get symbolic zero tangents.
-        primals, tangents, ours = [], [], False
+        # operands; constants get symbolic zero tangents once we know they are needed.
+        primals, tangents, ours, consts = [], [], False, False
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
@@ -68,12 +68,17 @@ class JVPTrace(core.Trace):
                 ours = True
             else:
                 primals.append(x)
-                tangents.append(zero_like(x))
+                tangents.append(None)
+                consts = True
         state = core._state
         state.trace = parent = self.parent
         try:
             if not ours:   # nothing to differentiate: evaluate one level out
                 return parent.process_primitive(primitive, args, params)
+            if consts:
+                for i, t in enumerate(tangents):
+                    if t is None:
+                        tangents[i] = zero_like(primals[i])
             rule = jvp_rules.get(primitive)
             if rule is None:
                 raise missing_rule(primitive, "jvp", "jvp (forward-mode differentiation)")

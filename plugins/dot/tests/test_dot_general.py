@@ -147,3 +147,20 @@ def test_transposing_both_operands_is_an_error():
     with pytest.raises(ShapeError, match="both"):
         rule(RuleContext("transpose"), np.ones((), np.float32), u, u,
              dimension_numbers=DotDimensionNumbers((((0,), (0,)), ((), ()))))
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_matmul_cotangents_need_no_transpose(wrt):
+    """Each operand's cotangent of `x @ w` is one dot_general whose output is already in
+    the operand's dimension order (`ct @ w.T`, `x.T @ ct`): reverse mode adds no
+    transpose equation, and the values match NumPy's."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    loss = lambda x, w: (x @ w).sum()  # noqa: E731
+    with x64():
+        closed = plugax.make_jaxpr(plugax.grad(loss, argnums=wrt))(x, w)
+        g = plugax.grad(loss, argnums=wrt)(x, w)
+    names = [eqn.primitive.name for eqn in closed.jaxpr.eqns]
+    assert "transpose" not in names and names.count("dot_general") == 2
+    expected = np.ones((4, 5)) @ w.T if wrt == 0 else x.T @ np.ones((4, 5))
+    np.testing.assert_allclose(g, expected)
