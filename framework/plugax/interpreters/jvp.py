@@ -59,23 +59,27 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive: core.Primitive, args: tuple, params: dict) -> Any:
         # A JVPTracer never holds a Zero tangent (`box` returns the bare primal then),
         # so "some operand is ours" is "some tangent is nonzero". One pass splits the
-        # operands; constants get symbolic zero tangents once we know they are needed.
-        primals, tangents, ours, consts = [], [], False, False
+        # operands; constant Arrays get their (shared) symbolic zero tangent right away,
+        # other constants (scalars, outer tracers) once we know they are needed.
+        primals, tangents, ours, others = [], [], False, False
         for x in args:
             if type(x) is JVPTracer and x._trace is self:
                 primals.append(x.primal)
                 tangents.append(x.tangent)
                 ours = True
+            elif type(x) is Array:
+                primals.append(x)
+                tangents.append(zero_like(x))
             else:
                 primals.append(x)
                 tangents.append(None)
-                consts = True
+                others = True
         state = core._state
         state.trace = parent = self.parent
         try:
             if not ours:   # nothing to differentiate: evaluate one level out
                 return parent.process_primitive(primitive, args, params)
-            if consts:
+            if others:
                 for i, t in enumerate(tangents):
                     if t is None:
                         tangents[i] = zero_like(primals[i])

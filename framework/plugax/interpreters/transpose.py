@@ -21,28 +21,27 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
     """Cotangents for the `UndefPrimal` entries of `args` (Zero where none flowed).
 
     The environments are keyed by the Var (and Literal) objects themselves, which
-    hash by identity. `undefined` maps each linear variable to the UndefPrimal a
-    transpose rule sees for it (made once per variable). This loop runs for every
-    equation of every `grad`, so it is written out flat: no helper calls per operand.
+    hash by identity; `linear` holds the variables that depend on the UndefPrimal
+    inputs (a rule sees an UndefPrimal for each). This loop runs for every equation
+    of every `grad`, so it is written out flat: no helper calls per operand.
     """
     primal_env: dict[Any, Any] = dict(zip(jaxpr.constvars, consts))
-    undefined: dict[Any, UndefPrimal] = {}
+    linear: set = set()
     for v, val in zip(jaxpr.invars, args):
         if type(val) is UndefPrimal:
-            undefined[v] = val
+            linear.add(v)
         else:
             primal_env[v] = val
 
     linear_eqns = []
     for eqn in jaxpr.eqns:  # forward: evaluate what does not depend on the linear inputs
         for x in eqn.invars:
-            if x in undefined:   # a Literal never is
-                for v in eqn.outvars:
-                    undefined[v] = UndefPrimal(v.aval)
+            if x in linear:   # a Literal never is
+                linear.update(eqn.outvars)
                 linear_eqns.append(eqn)
                 break
         else:
-            outs = eqn.primitive.bind(*_read_primals(eqn.invars, primal_env, undefined),
+            outs = eqn.primitive.bind(*_read_primals(eqn.invars, primal_env, linear),
                                       **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = (outs,)
@@ -50,7 +49,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 
     ct_env: dict[Any, Any] = {}
     for v, ct in zip(jaxpr.outvars, cts_out):
-        _write_ct(ct_env, undefined, v, ct)
+        _write_ct(ct_env, linear, v, ct)
     for eqn in reversed(linear_eqns):
         if eqn.primitive.multiple_results:
             cts = [ct_env.pop(v, None) for v in eqn.outvars]
@@ -65,30 +64,31 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
         rule = transpose_rules.get(eqn.primitive)
         if rule is None:
             raise missing_rule(eqn.primitive, "transpose", "reverse-mode differentiation")
-        cts_in = rule(TRANSPOSE_CTX, ct_arg, *_read_primals(eqn.invars, primal_env, undefined),
+        cts_in = rule(TRANSPOSE_CTX, ct_arg, *_read_primals(eqn.invars, primal_env, linear),
                       **eqn.params)
         for x, ct in zip(eqn.invars, cts_in):
-            if ct is not None and x in undefined:
+            if ct is not None and x in linear:
                 prev = ct_env.get(x)
                 ct_env[x] = ct if prev is None else add_tangents(prev, ct)
     return [ct_env[v] if v in ct_env else Zero(tangent_aval(v.aval))
             for v, a in zip(jaxpr.invars, args) if type(a) is UndefPrimal]
 
 
-def _read_primals(atoms: list, primal_env: dict, undefined: dict) -> list:
+def _read_primals(atoms: list, primal_env: dict, linear: set) -> list:
     """The operands a rule sees: literal values, known values, or UndefPrimals."""
     vals = []
     for x in atoms:
         if type(x) is Literal:
             vals.append(x.val)
+        elif x in linear:
+            vals.append(UndefPrimal(x.aval))
         else:
-            u = undefined.get(x)
-            vals.append(primal_env[x] if u is None else u)
+            vals.append(primal_env[x])
     return vals
 
 
-def _write_ct(ct_env: dict, undefined: dict, x: Any, ct: Any) -> None:
-    if ct is None or x not in undefined:
+def _write_ct(ct_env: dict, linear: set, x: Any, ct: Any) -> None:
+    if ct is None or x not in linear:
         return
     prev = ct_env.get(x)
     ct_env[x] = ct if prev is None else add_tangents(prev, ct)

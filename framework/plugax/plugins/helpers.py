@@ -108,14 +108,24 @@ def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
     at all, `defjvp(prim)` is the jvp of a piecewise-constant primitive (floor,
     sign, comparisons, argmax): its tangent is a symbolic zero.
     """
-    def jvp(ctx, primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        out = None   # no Zero is built unless every contribution is zero
-        for fn, t in zip(partials, tangents):
-            if fn is not None and type(t) is not Zero:
-                term = fn(t, ans, *primals, **params)
-                out = term if out is None else add_tangents(out, term)
-        return ans, Zero.from_value(ans) if out is None else out
+    if len(partials) == 1 and partials[0] is not None:
+        (partial,) = partials
+
+        def jvp(ctx, primals, tangents, **params):   # one operand (sin, exp, ...): no loop
+            ans = prim.bind(*primals, **params)
+            t = tangents[0]
+            if type(t) is Zero:
+                return ans, Zero.from_value(ans)
+            return ans, partial(t, ans, *primals, **params)
+    else:
+        def jvp(ctx, primals, tangents, **params):
+            ans = prim.bind(*primals, **params)
+            out = None   # no Zero is built unless every contribution is zero
+            for fn, t in zip(partials, tangents):
+                if fn is not None and type(t) is not Zero:
+                    term = fn(t, ans, *primals, **params)
+                    out = term if out is None else add_tangents(out, term)
+            return ans, Zero.from_value(ans) if out is None else out
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
 

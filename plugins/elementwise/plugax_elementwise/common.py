@@ -14,7 +14,7 @@ import numpy as np
 import plugax.lax as lax
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
-                           defjvp, get_aval, same_dtypes)
+                           Zero, add_tangents, defjvp, get_aval, same_dtypes)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
@@ -130,11 +130,16 @@ def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
     if len(partials) == 1:   # unary: the tangent already has the output's shape
         return defjvp(prim, *partials)
 
-    def wrap(fn: Callable | None) -> Callable | None:
-        if fn is None:
-            return None
-        return lambda g, ans, *args, **params: match_shape(fn(g, ans, *args, **params), ans)
-    return defjvp(prim, *map(wrap, partials))
+    def jvp(ctx, primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out = None   # no Zero is built unless every contribution is zero
+        for fn, t in zip(partials, tangents):
+            if fn is not None and type(t) is not Zero:
+                term = match_shape(fn(t, ans, *primals, **params), ans)
+                out = term if out is None else add_tangents(out, term)
+        return ans, Zero.from_value(ans) if out is None else out
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
 
 
 def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | None, *,
