@@ -34,7 +34,7 @@ def result_dtype(fn_name: str, *operands: Any) -> np.dtype:
     from plugax_elementwise.promote import result_type
     dtype = operands[0].dtype   # Arrays and tracers carry dtype and weak_type
     for x in operands:
-        if x.dtype != dtype or x.weak_type:
+        if (x.dtype is not dtype and x.dtype != dtype) or x.weak_type:
             return result_type(fn_name, [get_aval(x) for x in operands])[0]
     return dtype
 

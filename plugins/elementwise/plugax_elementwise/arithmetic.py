@@ -159,7 +159,12 @@ def _integer_pow_jvp(ctx, primals, tangents, *, y: int):
     return rule(ctx, primals, tangents, y=y)
 
 
-INTEGER_POW = defvectorized(integer_pow_p, lambda x, *, y: np.power(x, y),
+def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
+    # x ** 2 is the common case (squared errors): np.square is twice as fast as power
+    return np.square(x) if y == 2 else np.power(x, y)
+
+
+INTEGER_POW = defvectorized(integer_pow_p, _integer_pow_impl,
                             dtype_rule=_integer_pow_dtype, jvp=_integer_pow_jvp,
                             lowering=L.integer_pow)
 
