@@ -6,3 +6,7 @@ kernel's whole-jaxpr transformations (`plugax.extend.jvp_jaxpr`,
 (`plugax.lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`) is in
 `frontend.py`.
 """
+
+# plugax first: importing it loads every plugin, this one included, so that a first
+# `import <this package>.<module>` does not re-enter itself half-imported
+import plugax  # noqa: F401,E402

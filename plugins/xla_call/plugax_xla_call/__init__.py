@@ -4,3 +4,7 @@
 Every transformation handles it by transforming that jaxpr as a whole (see
 `primitive.py`), so jit composes with jvp, vmap, grad and itself.
 """
+
+# plugax first: importing it loads every plugin, this one included, so that a first
+# `import <this package>.<module>` does not re-enter itself half-imported
+import plugax  # noqa: F401,E402
