@@ -220,7 +220,9 @@ def _one(dtype: np.dtype) -> Array:
     """The cotangent that starts `grad`'s backward pass (Arrays are immutable: shared)."""
     one = _ones.get(dtype)
     if one is None:
-        one = _ones[dtype] = Array(np.ones((), dtype))
+        value = np.ones((), dtype)
+        value.flags.writeable = False   # shared: `np.asarray(grad)` must not change it
+        one = _ones[dtype] = Array(value)
     return one
 
 

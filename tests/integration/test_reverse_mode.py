@@ -263,6 +263,19 @@ def test_jvp_of_python_scalar_primals():
     assert seen == [((), np.dtype("float64"), True)] and p.weak_type
 
 
+def test_shared_constants_cannot_be_changed_through_results():
+    """grad's starting cotangent and the derivative constants are shared between calls;
+    a result that is one of them (d/dx x is the cotangent itself) must not let NumPy
+    code change them for the next call."""
+    for f, x in [(lambda x: x, 2.0), (lambda x: pnp.tanh(x), 0.0), (pnp.mean, np.ones(4))]:
+        first = np.asarray(px.grad(f)(x)).copy()
+        try:
+            np.asarray(px.grad(f)(x))[...] += 5.0
+        except ValueError:   # read-only, as JAX's arrays are
+            pass
+        np.testing.assert_allclose(px.grad(f)(x), first)
+
+
 def test_grad_of_integer_output():
     with pytest.raises(TypeError, match=r"real-valued outputs.*int"):
         px.grad(lambda x: pnp.sum(x > 0.0).astype(np.int32))(np.ones(3))

@@ -83,7 +83,9 @@ def const(like: Any, value: Any) -> Array:
     except TypeError:   # an unhashable value
         return Array(np.asarray(value, dtype=dtype), weak_type=True)
     if c is None:
-        c = Array(np.asarray(value, dtype=dtype), weak_type=True)
+        shared = np.asarray(value, dtype=dtype)
+        shared.flags.writeable = False   # one Array serves every rule that asks
+        c = Array(shared, weak_type=True)
         if len(_consts) < 1024:
             _consts[key] = c
     return c

@@ -123,7 +123,9 @@ def _divide(x: Any, n: float) -> Any:
 @functools.lru_cache(maxsize=256)
 def _divisor(n: float, dtype: np.dtype) -> Array:
     """The count a mean divides by, as an Array (immutable, so made once per count)."""
-    return Array(np.asarray(n if n > 0 else np.nan, dtype))
+    value = np.asarray(n if n > 0 else np.nan, dtype)
+    value.flags.writeable = False   # shared by every mean of this count
+    return Array(value)
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
