@@ -52,7 +52,10 @@ class Backend:
         self.sharding = _Sharding(self.device)
 
     def result_handler(self, aval: ShapedArray) -> Any:
-        return xc.array_result_handler(aval, self.sharding, True, _skip_checks=True)
+        try:
+            return xc.array_result_handler(aval, self.sharding, True, _skip_checks=True)
+        except TypeError:   # jaxlib 0.11 dropped the `_skip_checks` keyword
+            return xc.array_result_handler(aval, self.sharding, True)
 
     def compile_options(self) -> Any:
         return xc.CompileOptions()

@@ -25,7 +25,8 @@ from .dtype_matrix import DTYPES, check_dtype_matrix
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
                        TransposeMismatch)
 from .jvp import check_jvp
-from .lowering import LoweringMismatch, check_lowering, check_lowerings, has_lowering
+from .lowering import (LoweringMismatch, check_lowering, check_lowerings, has_lowering,
+                       matmul_rtol)
 from .plugins import scoped_plugin, registry_restored
 from .second_order import check_second_order
 from .suite import DEFAULT_RULES, check_primitive, register_check
@@ -40,4 +41,4 @@ __all__ = [
     "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
     "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
 ]
-__all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering"]
+__all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering", "matmul_rtol"]

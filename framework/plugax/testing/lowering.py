@@ -28,7 +28,7 @@ from .failures import RuleCheckError, error_summary, fail
 from .values import Target, to_array
 
 __all__ = ["check_lowering", "check_lowerings", "LoweringMismatch", "lowering_tolerance",
-           "has_lowering"]
+           "has_lowering", "matmul_rtol"]
 
 
 class LoweringMismatch(RuleCheckError):
@@ -47,6 +47,20 @@ _TOLERANCES = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2),
 def lowering_tolerance(dtype: Any) -> tuple[float, float]:
     """(rtol, atol) for comparing compiled and eager results of `dtype` (ints, bools: exact)."""
     return _TOLERANCES.get(np.dtype(dtype).name, (0.0, 0.0))
+
+
+def matmul_rtol(dtype: Any = np.float32) -> float:
+    """rtol at which compiled matrix products of `dtype` match NumPy's on this platform.
+
+    XLA on NVIDIA GPUs multiplies float32 matrices in TF32 by default (10-bit
+    mantissa), as JAX does unless asked for higher precision; on the CPU they are
+    plain float32. Tests of matrix products that may run on a GPU
+    (PLUGAX_PLATFORM=cuda) use this instead of a fixed tolerance."""
+    from ..runtime import backend
+    rtol = lowering_tolerance(dtype)[0]
+    if backend().platform == "gpu" and np.dtype(dtype) in (np.float32, np.complex64):
+        return max(rtol, 1e-2)
+    return rtol
 
 
 def has_lowering(prim: Primitive) -> bool:

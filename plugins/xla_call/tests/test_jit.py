@@ -10,6 +10,7 @@ import pytest
 import plugax as px
 import plugax.numpy as pnp
 from plugax import lax
+from plugax.testing import matmul_rtol
 
 
 def test_traces_once_per_signature(capsys):
@@ -338,4 +339,5 @@ def test_dispatch_is_asynchronous():
     d = 1.0
     for _ in range(8):
         d = np.tanh(d * d)
-    np.testing.assert_allclose(np.asarray(y)[:2, :2], np.eye(2) * d, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(y)[:2, :2], np.eye(2) * d,
+                               rtol=max(1e-5, 8 * matmul_rtol()))   # TF32 on GPUs, 8 products
