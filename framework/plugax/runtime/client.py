@@ -85,9 +85,16 @@ def _make_plugin_client(platform: str) -> Any:
         if libraries:
             name = "cuda"
             xc.load_pjrt_plugin_dynamically(name, libraries[0])
-            return xc.make_c_api_client(name, {}, None)
+            return xc.make_c_api_client(name, _gpu_options(), None)
     raise PlugaxError(f"PLUGAX_PLATFORM={platform} but no GPU PJRT plugin is installed "
                       f"(pip install jax-cuda12-pjrt); unset PLUGAX_PLATFORM to use the CPU")
+
+
+def _gpu_options() -> dict:
+    """The GPU client's options as JAX's CUDA plugin sets them: allocator, memory fraction
+    and preallocation from the XLA_PYTHON_CLIENT_* variables JAX users already know."""
+    generate = getattr(xc, "generate_pjrt_gpu_plugin_options", None)
+    return dict(generate()) if generate is not None else {}
 
 
 _backend: Backend | None = None
