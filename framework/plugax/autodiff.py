@@ -13,7 +13,7 @@ import numpy as np
 
 from . import tree_util as tu
 from .api import argnums_partial, as_arrays, flatten_fun, jacfwd, vmap
-from .core.array import Array
+from .core.array import Array, shared_constant
 from .core.trace import user_frame
 from .core.avals import get_aval
 from .interpreters import ad_util
@@ -204,26 +204,13 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         lin = linearize_flat(flat_fun, primals_flat)
         ans = as_arrays(lin.primals_out)
         _check_scalar_output(ans, out_tree())
-        cts = lin.transpose([_one(ans[0].dtype)])
+        cts = lin.transpose([shared_constant(1, ans[0].dtype)])   # the starting cotangent
         grads = tu.tree_unflatten(in_tree, as_arrays([instantiate(c) for c in cts]))
         g = grads if multiple else grads[0]
         value = ans[0]
         return ((value, aux_store[0]), g) if has_aux else (value, g)
 
     return value_and_grad_f
-
-
-_ones: dict[np.dtype, Array] = {}
-
-
-def _one(dtype: np.dtype) -> Array:
-    """The cotangent that starts `grad`'s backward pass (Arrays are immutable: shared)."""
-    one = _ones.get(dtype)
-    if one is None:
-        value = np.ones((), dtype)
-        value.flags.writeable = False   # shared: `np.asarray(grad)` must not change it
-        one = _ones[dtype] = Array(value)
-    return one
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:

@@ -7,7 +7,7 @@ helper constructors. Names here follow the plugin API version
 `plugin_api_version`; they change only with a new version.
 """
 from .core.avals import ShapedArray, get_aval
-from .core.array import Array, signature_id
+from .core.array import Array, array_value, shared_constant, signature_id, signature_of
 from .core.rules import RuleContext
 from .core.trace import Primitive, bind, Tracer, is_eager
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
@@ -34,7 +34,8 @@ from .plugins.helpers import (all_weak, first_weak, standard_abstract_eval, defv
                               broadcasting_shape, same_dtypes)
 
 __all__ = [
-    "ShapedArray", "get_aval", "Array", "signature_id", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
+    "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
+    "shared_constant", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
     "canonicalize_dtype", "result_type", "promote_types", "short_name",
     "ShapeError", "PlugaxError", "ConcretizationTypeError",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",

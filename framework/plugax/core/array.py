@@ -11,6 +11,7 @@ ignorant of every primitive.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,8 @@ import numpy as np
 from .. import dtypes
 from .avals import ShapedArray, register_aval_handler
 
-__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value", "signature_id"]
+__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value", "signature_id",
+           "shared_constant", "array_value", "signature_of"]
 
 _signature_ids: dict[tuple, int] = {}
 
@@ -192,6 +194,30 @@ def as_array(x: Any, dtype: Any = None) -> Array:
     return Array(value, weak)
 
 
+_constants: dict[tuple, Array] = {}
+
+
+def shared_constant(value: Any, dtype: Any, weak_type: bool = False) -> Array:
+    """The rank-0 Array `value` of `dtype`, made once and shared.
+
+    Rules ask for the same few constants on every call (a derivative's 2 or 1/2,
+    grad's starting cotangent 1, a mean's count). Arrays are immutable, so one
+    serves every caller; its NumPy value is read-only, so nobody can change it
+    through `np.asarray(result)` either (as with JAX's buffers)."""
+    key = (value, np.dtype(dtype), bool(weak_type))
+    try:
+        c = _constants.get(key)
+    except TypeError:   # an unhashable value: nothing to share
+        return Array(np.asarray(value, dtype=dtype), weak_type)
+    if c is None:
+        shared = np.asarray(value, dtype=dtype)
+        shared.flags.writeable = False
+        c = Array(shared, weak_type)
+        if len(_constants) < 1024:
+            _constants[key] = c
+    return c
+
+
 def _array_aval(x: Array) -> ShapedArray:
     """The aval of an Array: made once per Array (this runs for nearly every operation
     under a transformation, often several times for the same value), and without
@@ -207,4 +233,9 @@ def _array_aval(x: Array) -> ShapedArray:
 
 
 _new_object = object.__new__
+
+# Public, C-level readers of an Array's NumPy value and signature id, for plugins'
+# fast paths (eager shortcuts, jit's cache key): the attributes themselves stay private.
+array_value = operator.attrgetter("_value")
+signature_of = operator.attrgetter("_sig")
 register_aval_handler(Array, _array_aval)

@@ -24,8 +24,7 @@ from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import abstract_eval, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
-__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "dce_closed_jaxpr",
-           "toposort", "dce_jaxpr"]
+__all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "dce_closed_jaxpr"]
 
 
 class PartialEvalTracer(core.Tracer):
@@ -201,37 +200,3 @@ def _is_literal(val: Any) -> bool:
     """Scalars are written inline, as the jaxpr-building trace does."""
     return type(val) in (bool, int, float, complex) or (
         isinstance(val, (np.ndarray, np.generic, Array)) and val.shape == ())
-
-
-def toposort(out_nodes: list, parents: Callable[[Any], list]) -> list:
-    """Nodes reachable from `out_nodes`, every node after all of its parents."""
-    order: list[Any] = []
-    visited: set[int] = set()
-    for root in out_nodes:
-        stack = [(root, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                order.append(node)
-                continue
-            if id(node) in visited:
-                continue
-            visited.add(id(node))
-            stack.append((node, True))
-            for p in reversed(parents(node)):
-                if id(p) not in visited:
-                    stack.append((p, False))
-    return order
-
-
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> Jaxpr:
-    """Drop equations whose outputs nobody uses (primitives here have no effects)."""
-    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs or [True] * len(jaxpr.outvars))
-               if used]
-    live = {id(v) for v in outvars if isinstance(v, Var)}
-    kept = []
-    for eqn in reversed(jaxpr.eqns):
-        if any(id(v) in live for v in eqn.outvars):
-            kept.append(eqn)
-            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
-    return Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], outvars)

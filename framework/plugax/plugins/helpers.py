@@ -100,13 +100,16 @@ def broadcasting_vmap(prim: Primitive) -> Callable:
     return vmap_rule
 
 
-def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
+def defjvp(prim: Primitive, *partials: Callable | None,
+           fix_term: Callable[[Any, Any], Any] | None = None) -> Callable:
     """jvp rule from one function per argument: `partial(g, ans, *primals, **params)`.
 
     Each returns that argument's contribution to the output tangent; None marks
     an argument the output does not depend on differentiably. With no partials
     at all, `defjvp(prim)` is the jvp of a piecewise-constant primitive (floor,
-    sign, comparisons, argmax): its tangent is a symbolic zero.
+    sign, comparisons, argmax): its tangent is a symbolic zero. `fix_term(term,
+    ans)`, if given, adjusts each contribution of an n-ary primitive before they
+    are summed (the elementwise family broadcasts rank-0 contributions with it).
     """
     if len(partials) == 1 and partials[0] is not None:
         (partial,) = partials
@@ -124,6 +127,8 @@ def defjvp(prim: Primitive, *partials: Callable | None) -> Callable:
             for fn, t in zip(partials, tangents):
                 if fn is not None and type(t) is not Zero:
                     term = fn(t, ans, *primals, **params)
+                    if fix_term is not None:
+                        term = fix_term(term, ans)
                     out = term if out is None else add_tangents(out, term)
             return ans, Zero.from_value(ans) if out is None else out
     jvp.__name__ = f"{prim.name}_jvp"

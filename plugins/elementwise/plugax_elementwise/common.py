@@ -14,7 +14,7 @@ import numpy as np
 import plugax.lax as lax
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
-                           Zero, add_tangents, defjvp, get_aval, same_dtypes)
+                           defjvp, get_aval, same_dtypes, shared_constant)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
@@ -69,29 +69,12 @@ def type_error(prim: Primitive, avals: tuple, problem: str, fix: str) -> ShapeEr
 
 # values inside rules
 def const(like: Any, value: Any) -> Array:
-    """A rank-0 constant with `like`'s dtype: it traces as an inline literal and never
-    changes the dtype of the operation it enters (a bare Python float would be f64
-    under x64 and clash with an f32 operand).
-
-    Derivative rules ask for the same few (value, dtype) pairs on every call; Arrays
-    are immutable, so each is made once."""
+    """A rank-0 weak constant with `like`'s dtype: it traces as an inline literal and
+    never changes the dtype of the operation it enters (a bare Python float would be
+    f64 under x64 and clash with an f32 operand). Shared: rules ask for the same few."""
     dtype = like.dtype if type(like) is Array or isinstance(like, Tracer) else \
         get_aval(like).dtype
-    key = (value, dtype)
-    try:
-        c = _consts.get(key)
-    except TypeError:   # an unhashable value
-        return Array(np.asarray(value, dtype=dtype), weak_type=True)
-    if c is None:
-        shared = np.asarray(value, dtype=dtype)
-        shared.flags.writeable = False   # one Array serves every rule that asks
-        c = Array(shared, weak_type=True)
-        if len(_consts) < 1024:
-            _consts[key] = c
-    return c
-
-
-_consts: dict[tuple, Array] = {}
+    return shared_constant(value, dtype, weak_type=True)
 
 
 def zeros_like(x: Any) -> Any:
@@ -128,20 +111,9 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
 
 
 def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
-    """`defjvp` whose per-operand contributions are broadcast to the output shape."""
-    if len(partials) == 1:   # unary: the tangent already has the output's shape
-        return defjvp(prim, *partials)
-
-    def jvp(ctx, primals, tangents, **params):
-        ans = prim.bind(*primals, **params)
-        out = None   # no Zero is built unless every contribution is zero
-        for fn, t in zip(partials, tangents):
-            if fn is not None and type(t) is not Zero:
-                term = match_shape(fn(t, ans, *primals, **params), ans)
-                out = term if out is None else add_tangents(out, term)
-        return ans, Zero.from_value(ans) if out is None else out
-    jvp.__name__ = f"{prim.name}_jvp"
-    return jvp
+    """`defjvp` whose per-operand contributions are broadcast to the output shape (a
+    unary primitive's tangent already has it)."""
+    return defjvp(prim, *partials, fix_term=match_shape if len(partials) > 1 else None)
 
 
 def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | None, *,

@@ -18,7 +18,7 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import Array, Primitive, Tracer, get_aval, is_eager
+from plugax.extend import Array, Primitive, Tracer, array_value, get_aval, is_eager
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import FLOATS, const, zeros_like
@@ -80,7 +80,7 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
                 if t1 is Array and t2 is Array and d in eager_ok and is_eager() and (
                         same_shape or broadcast_pair(x1.shape, x2.shape) is not None):
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
-                    return Array(impl(x1._value, x2._value), x1.weak_type)
+                    return Array(impl(array_value(x1), array_value(x2)), x1.weak_type)
                 if same_shape:
                     return prim.bind(x1, x2)
                 out = broadcast_pair(x1.shape, x2.shape)   # one dtype: no promotion
@@ -120,7 +120,7 @@ def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Calla
         if type(x) is Array:
             d = x.dtype
             if d in eager_ok and is_eager():
-                return Array(impl(x._value), x.weak_type)
+                return Array(impl(array_value(x)), x.weak_type)
             if d in ok:
                 return prim.bind(x)
         elif isinstance(x, Tracer) and x.dtype in ok:

@@ -9,14 +9,13 @@ with `lax.expand_dims`.
 """
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any, Callable
 
 import numpy as np
 
 from plugax import dtypes
-from plugax.extend import Array, Primitive, Tracer, canonicalize_dtype, get_aval
+from plugax.extend import Array, Primitive, Tracer, canonicalize_dtype, get_aval, shared_constant
 
 from . import cumulative as C
 from . import reduce as R
@@ -117,15 +116,7 @@ def _mean_parts(a: Any, axis: Any, dtype: Any) -> tuple:
 def _divide(x: Any, n: float) -> Any:
     """x / n with n as a literal of x's dtype (n <= 0 gives nan, as in JAX)."""
     import plugax.lax as lax
-    return lax.div(x, _divisor(n, x.dtype))
-
-
-@functools.lru_cache(maxsize=256)
-def _divisor(n: float, dtype: np.dtype) -> Array:
-    """The count a mean divides by, as an Array (immutable, so made once per count)."""
-    value = np.asarray(n if n > 0 else np.nan, dtype)
-    value.flags.writeable = False   # shared by every mean of this count
-    return Array(value)
+    return lax.div(x, shared_constant(n if n > 0 else np.nan, x.dtype))
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:

@@ -15,7 +15,6 @@ equation whose rules (primitive.py) transform the whole jaxpr.
 from __future__ import annotations
 
 import functools
-import operator
 import threading
 import weakref
 from collections import OrderedDict
@@ -28,7 +27,7 @@ import plugax.tree_util as tu
 from plugax.config import config as _config
 from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
                            current_trace, eval_trace, flatten_fun, get_aval, registry_version,
-                           trace_state, trace_to_jaxpr)
+                           signature_of, trace_state, trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
@@ -70,9 +69,9 @@ def leaf_aval(x: Any) -> ShapedArray:
 
 def _call_key(args: tuple) -> tuple[Any, tuple | None]:
     """(leaves, key) of the cached-call path (the jitted function inlines this):
-    positional Arrays key on their `_sig`s alone, containers on `_fast_key`."""
+    positional Arrays key on their signature ids alone, containers on `_fast_key`."""
     try:
-        return args, tuple(map(_sig_of, args))
+        return args, tuple(map(signature_of, args))
     except AttributeError:
         return _fast_key(args)
 
@@ -91,7 +90,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     """Flatten Arrays in tuples, lists and dicts, writing a signature key as we go.
 
     The cached-call path uses this instead of building a PyTreeDef: the key
-    (container kinds, dict keys, and each Array's `_sig`: its shape, dtype and
+    (container kinds, dict keys, and each Array's signature id: its shape, dtype and
     weak type as one int) determines the tree structure and the avals, so equal
     keys mean equal signatures. Leaves come out in `tree_flatten`'s order (dict
     keys sorted). Returns False for anything else (scalars, NumPy arrays,
@@ -110,7 +109,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     for c in children:
         if type(c) is Array:  # the common case, without a recursive call
             leaves.append(c)
-            key.append(c._sig)
+            key.append(signature_of(c))
         elif not _fast_flatten(c, leaves, key):
             return False
     return True
@@ -148,7 +147,6 @@ class _Entry:
 
 
 _registry = plugax.registry
-_sig_of = operator.attrgetter("_sig")
 
 
 def _output_builder(tree: Any) -> Callable[[list], Any]:
@@ -204,8 +202,8 @@ class JitFunction:
                 if args and type(args[0]) is not Array:  # a container, say: no exception
                     leaves, key = _fast_key(args)
                 else:
-                    try:  # `_call_key`, inlined: only Arrays have `_sig`
-                        leaves, key = args, tuple(map(_sig_of, args))
+                    try:  # `_call_key`, inlined: only Arrays have a signature
+                        leaves, key = args, tuple(map(signature_of, args))
                     except AttributeError:  # a scalar or NumPy array further on
                         leaves, key = _fast_key(args)
                 entry = cache.get(key)
