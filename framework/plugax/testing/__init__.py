@@ -31,7 +31,7 @@ from .plugins import scoped_plugin, registry_restored
 from .second_order import check_second_order
 from .suite import DEFAULT_RULES, check_primitive, register_check
 from .transpose import check_transpose
-from .values import random_args_like, x64
+from .values import exact_values, random_args_like, x64
 from .vmap import check_vmap, batch_placements
 
 __all__ = [
@@ -41,4 +41,5 @@ __all__ = [
     "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
     "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
 ]
-__all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering", "matmul_rtol"]
+__all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering", "matmul_rtol",
+            "exact_values"]

@@ -20,8 +20,8 @@ from ..config import config
 from ..core.array import Array, as_array
 from ..core.trace import Primitive
 
-__all__ = ["x64", "random_args_like", "variant_like", "Target", "as_list", "to_array",
-           "to_float64", "is_differentiable"]
+__all__ = ["x64", "random_args_like", "variant_like", "exact_values", "Target", "as_list",
+           "to_array", "to_float64", "is_differentiable"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -39,6 +39,23 @@ def x64(enabled: bool = True) -> Iterator[None]:
         yield
     finally:
         config.update("enable_x64", previous)
+
+
+def exact_values(dtype: Any, shape: Sequence[int], seed: int = 0, *,
+                 ints: tuple[int, int] = (-4, 5), quarters: tuple[int, int] = (-8, 8)) -> Any:
+    """Random NumPy values of `dtype` (a name or dtype; "bfloat16" too) that every dtype
+    holds exactly: bools; integers in [ints[0], ints[1]) (from 0 for unsigned);
+    floats that are multiples of 1/4 in [quarters[0]/4, quarters[1]/4). Lowering
+    tests compare XLA with NumPy on these, so sums and products round alike."""
+    name = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    rng = np.random.default_rng(seed)
+    if name == "bool":
+        return rng.random(shape) < 0.5
+    if name.startswith(("int", "uint")):
+        low = 0 if name.startswith("u") else ints[0]
+        return rng.integers(low, ints[1], size=shape).astype(name)
+    values = rng.integers(quarters[0], quarters[1], size=shape) / 4
+    return values.astype(dtypes.bfloat16 if name == "bfloat16" else name)
 
 
 def is_differentiable(x: Any) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 import plugax as px
 import plugax.numpy as pnp
-from plugax.testing import check_lowerings, has_lowering, matmul_rtol, x64
+from plugax.testing import check_lowerings, exact_values, has_lowering, matmul_rtol, x64
 from plugax_dot.dot_general import DotDimensionNumbers, dot_general_p
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "float16",
@@ -25,13 +25,7 @@ needs_jit = pytest.mark.skipif(jit is None, reason="the xla_call plugin (px.jit)
 
 
 def draw(dtype, shape, seed=0):
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if dtype.startswith(("int", "uint")):
-        return rng.integers(0 if dtype.startswith("u") else -4, 5, size=shape).astype(dtype)
-    values = rng.integers(-8, 8, size=shape) / 4
-    return values.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    return exact_values(dtype, shape, seed, ints=(-4, 5), quarters=(-8, 8))
 
 
 # (lhs shape, rhs shape, ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)))

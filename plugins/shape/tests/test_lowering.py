@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 import plugax as px
 import plugax.lax as lax
 import plugax.numpy as pnp
-from plugax.testing import check_lowering, check_lowerings, has_lowering, x64
+from plugax.testing import check_lowering, check_lowerings, exact_values, has_lowering, x64
 from plugax_shape.indexing import GatherDimensionNumbers, gather_p, iota_p, scatter_add_p
 from plugax_shape.slicing import (concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
                                   pad_p, slice_p)
@@ -36,15 +36,8 @@ needs_jit = pytest.mark.skipif(jit is None, reason="the xla_call plugin (px.jit)
 
 
 def draw(dtype, shape, seed=0):
-    """Random values of `dtype` (bfloat16 by name), small enough for exact int sums."""
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if dtype.startswith(("int", "uint")):
-        lo = 0 if dtype.startswith("u") else -20
-        return rng.integers(lo, 20, size=shape).astype(dtype)
-    values = rng.integers(-16, 16, size=shape) / 4   # exact in every float dtype
-    return values.astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    """Random values of `dtype`, small enough for exact int sums."""
+    return exact_values(dtype, shape, seed, ints=(-20, 20), quarters=(-16, 16))
 
 
 def check_dtypes(fn, make_args, param_sets, dtypes=DTYPES):
