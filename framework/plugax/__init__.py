@@ -16,10 +16,12 @@ from .core.array import Array
 from .core.avals import ShapedArray
 from .core.trace import Primitive
 from .errors import (ConcretizationTypeError, UnexpectedTracerError, MissingRuleError,
-                     PluginError, PluginConflictError, ShapeError, PlugaxError)
+                     PluginError, PluginConflictError, ShapeError, PlugaxError,
+                     TracerArrayConversionError)
 from .jaxpr import ClosedJaxpr, Jaxpr, typecheck_jaxpr, eval_jaxpr
-from .api import jvp, vmap, jacfwd, make_jaxpr
-from .autodiff import linearize, vjp, grad, value_and_grad, jacrev, hessian, linear_transpose
+from .api import jvp, vmap, make_jaxpr
+from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
+from .jacobians import jacfwd, jacrev, hessian
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
 from .plugins.registry import registry, plugin_api_version
 from . import tree_util, numpy, lax, dtypes
@@ -28,7 +30,7 @@ __version__ = "0.1.0"
 
 __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeError",
            "UnexpectedTracerError", "MissingRuleError", "PluginError", "PluginConflictError",
-           "ShapeError", "PlugaxError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
+           "ShapeError", "PlugaxError", "TracerArrayConversionError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
            "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
            "jacrev", "hessian", "linear_transpose", "custom_jvp", "custom_vjp", "registry", "plugin_api_version",
            "tree_util", "numpy", "lax", "dtypes"]

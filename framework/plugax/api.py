@@ -1,4 +1,4 @@
-"""User-facing transformations: jvp, vmap, jacfwd, make_jaxpr (grad and jit elsewhere).
+"""User-facing transformations: jvp, vmap, make_jaxpr (grad, jacobians and jit elsewhere).
 
 Each one flattens pytrees, runs a flat interpreter from `interpreters/`, and
 unflattens the result; nothing here knows any primitive.
@@ -20,7 +20,7 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr
 
-__all__ = ["jvp", "vmap", "jacfwd", "make_jaxpr", "flatten_fun", "argnums_partial"]
+__all__ = ["jvp", "vmap", "make_jaxpr", "flatten_fun", "flatten_fun_aux", "argnums_partial"]
 
 
 class _Store:
@@ -47,6 +47,42 @@ def flatten_fun(f: Callable, in_tree: tu.PyTreeDef) -> tuple[Callable, _Store]:
     return flat_fun, store
 
 
+class AuxOutputs:
+    """Where a `has_aux` function's output structure lands once it has run: the main
+    output's tree, the auxiliary data's tree, and how many flat leaves are main."""
+
+    __slots__ = ("out_tree", "aux_tree", "n_main")
+
+    def __init__(self) -> None:
+        self.out_tree = self.aux_tree = None
+        self.n_main = 0
+
+    def split(self, leaves: Sequence[Any]) -> tuple[Any, Any]:
+        """(main output, aux) rebuilt from the flat outputs."""
+        return (tu.tree_unflatten(self.out_tree, leaves[:self.n_main]),
+                tu.tree_unflatten(self.aux_tree, leaves[self.n_main:]))
+
+
+def flatten_fun_aux(f: Callable, in_tree: tu.PyTreeDef) -> tuple[Callable, AuxOutputs]:
+    """Like `flatten_fun` for a function returning `(out, aux)`: the flat function
+    returns the leaves of both, main first. Auxiliary data thus leaves a transformation
+    the way its outputs do (unboxed from the transformation's tracers), so it never
+    escapes as a dead tracer (e.g. `jit(grad(f, has_aux=True))`)."""
+    store = AuxOutputs()
+
+    def flat_fun(*args_flat: Any) -> list:
+        out = f(*tu.tree_unflatten(in_tree, args_flat))
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (out, aux), "
+                            f"got {type(out).__name__}")
+        main, store.out_tree = tu.tree_flatten(out[0])
+        aux, store.aux_tree = tu.tree_flatten(out[1])
+        store.n_main = len(main)
+        return [*main, *aux]
+
+    return flat_fun, store
+
+
 def _check_tangents(primals: list, tangents: list) -> None:
     for p, t in zip(primals, tangents):
         p_aval, t_aval = get_aval(p), get_aval(t)
@@ -60,8 +96,12 @@ def _check_tangents(primals: list, tangents: list) -> None:
                             f"dtype {expected.dtype.name}, got {t_aval.dtype.name}")
 
 
-def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-    """Evaluate `f` and its directional derivative at `primals` along `tangents`."""
+def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
+        has_aux: bool = False) -> tuple:
+    """Evaluate `f` and its directional derivative at `primals` along `tangents`.
+
+    With `has_aux`, `f` returns `(out, aux)` and the result is `(out, out_dot, aux)`;
+    aux is not differentiated."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments, "
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
@@ -71,6 +111,13 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[A
         raise TypeError(f"jvp: primal and tangent arguments must have the same tree "
                         f"structure; got {in_tree} and {in_tree2}")
     _check_tangents(primals_flat, tangents_flat)
+    if has_aux:
+        flat_fun, store = flatten_fun_aux(f, in_tree)
+        p_out, t_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
+        n, out_tree = store.n_main, store.out_tree
+        t_out = [ad_util.instantiate(t) for t in t_out[:n]]
+        out, aux = store.split(as_arrays(p_out))
+        return out, tu.tree_unflatten(out_tree, as_arrays(t_out)), aux
     flat_fun, out_tree = flatten_fun(f, in_tree)
     p_out, t_out = jvp_flat(flat_fun, primals_flat, tangents_flat)
     t_out = [ad_util.instantiate(t) for t in t_out]
@@ -161,40 +208,6 @@ def argnums_partial(f: Callable, argnums: tuple[int, ...], args: tuple) -> tuple
         return f(*full)
 
     return f_partial, tuple(args[i] for i in argnums)
-
-
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """Jacobian by forward mode: one jvp per input basis vector, batched with vmap."""
-    multiple = not isinstance(argnums, int)
-    nums = tuple(argnums) if multiple else (argnums,)
-
-    @wraps(f)
-    def jac_f(*args: Any) -> Any:
-        f_partial, dyn = argnums_partial(f, nums, args)
-        dyn = tuple(tu.tree_map(as_array, d) for d in dyn)
-        leaves, in_tree = tu.tree_flatten(dyn)
-        sizes = [int(np.size(x)) for x in leaves]
-        total = sum(sizes)
-        basis = np.eye(total, dtype=np.result_type(*[x.dtype for x in leaves]))
-        offsets = np.cumsum([0] + sizes)
-        tangent_leaves = [Array(basis[:, lo:hi].reshape((total,) + x.shape))
-                          for x, lo, hi in zip(leaves, offsets[:-1], offsets[1:])]
-        tangents = tu.tree_unflatten(in_tree, tangent_leaves)
-        pushfwd = lambda t: jvp(f_partial, dyn, t)[1]
-        jac_flat = vmap(pushfwd, out_axes=-1)(tangents)
-        return tu.tree_map(lambda j: _split_jac(j, leaves, sizes, multiple), jac_flat)
-
-    return jac_f
-
-
-def _split_jac(jac: Any, leaves: list, sizes: list, multiple: bool) -> Any:
-    out_shape = tuple(jac.shape[:-1])
-    parts, start = [], 0
-    for x, n in zip(leaves, sizes):
-        part = jac[..., start:start + n] if len(leaves) > 1 else jac
-        parts.append(part.reshape(out_shape + tuple(x.shape)))
-        start += n
-    return tuple(parts) if multiple else parts[0]
 
 
 def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:

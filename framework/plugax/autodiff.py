@@ -9,11 +9,9 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from . import tree_util as tu
-from .api import argnums_partial, as_arrays, flatten_fun, jacfwd, vmap
-from .core.array import Array, shared_constant
+from .api import AuxOutputs, argnums_partial, as_arrays, flatten_fun, flatten_fun_aux
+from .core.array import shared_constant
 from .core.trace import user_frame
 from .core.avals import get_aval
 from .interpreters import ad_util
@@ -25,8 +23,7 @@ from .interpreters.staging import trace_to_jaxpr
 from .interpreters.transpose import backward_pass
 from .jaxpr.ir import ClosedJaxpr
 
-__all__ = ["linearize", "vjp", "grad", "value_and_grad", "jacrev", "hessian",
-           "linear_transpose", "linearize_flat"]
+__all__ = ["linearize", "vjp", "grad", "value_and_grad", "linear_transpose", "linearize_flat"]
 
 
 class _Linearized:
@@ -76,7 +73,11 @@ class _Linearized:
                 for d, a in zip(self.diff_mask, self.in_avals)]
 
 
-def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
+def linearize_flat(fun: Callable, primals: Sequence[Any],
+                   aux: AuxOutputs | None = None) -> _Linearized:
+    """Linearize flat `fun` at `primals`. With `aux` (a `flatten_fun_aux` store), the
+    trailing outputs are auxiliary: they appear among `primals_out`, and only the
+    main outputs get tangents."""
     in_avals = [get_aval(p) for p in primals]
     diff_mask = [ad_util.is_differentiable(a.dtype) for a in in_avals]
     unknown_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
@@ -90,7 +91,7 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
                     for d, a in zip(diff_mask, in_avals)]
         p_out, t_out = jvp_flat(fun, primals_, tangents, site)
         n_outs.append(len(p_out))
-        return [*p_out, *t_out]
+        return [*p_out, *(t_out if aux is None else t_out[:aux.n_main])]
 
     outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site, dce=False)
     n_out = n_outs[-1]
@@ -98,37 +99,52 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]) -> _Linearized:
     return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
 
 
-def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """`(f(*primals), f_lin)` where `f_lin(*tangents)` is the jvp, without redoing primal work."""
+def linearize(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(f(*primals), f_lin)` where `f_lin(*tangents)` is the jvp, without redoing primal
+    work; with `has_aux`, `(out, f_lin, aux)`."""
     primals_flat, in_tree = tu.tree_flatten(primals)
-    flat_fun, out_tree = flatten_fun(f, in_tree)
-    lin = linearize_flat(flat_fun, primals_flat).compact()
+    lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux)
+    lin.compact()
 
     def f_lin(*tangents: Any) -> Any:
         t_flat, t_tree = tu.tree_flatten(tangents)
         if t_tree != in_tree:
             raise TypeError(f"linearized function expects tangents structured like the "
                             f"primals, {in_tree}; got {t_tree}")
-        return tu.tree_unflatten(out_tree(), as_arrays(lin.apply(t_flat)))
+        return tu.tree_unflatten(out_tree, as_arrays(lin.apply(t_flat)))
 
-    return tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out)), f_lin
+    out = tu.tree_unflatten(out_tree, as_arrays(lin.primals_out))
+    return (out, f_lin, aux) if has_aux else (out, f_lin)
+
+
+def _linearize_tree(f: Callable, primals_flat: list, in_tree: tu.PyTreeDef,
+                    has_aux: bool) -> tuple[_Linearized, tu.PyTreeDef, Any]:
+    """Linearize `f` on flat primals; the main outputs' tree and the aux data (None
+    without `has_aux`). Aux values are cut off `primals_out`, so the linearization
+    sees only the main outputs."""
+    if not has_aux:
+        flat_fun, out_tree = flatten_fun(f, in_tree)
+        return linearize_flat(flat_fun, primals_flat), out_tree(), None
+    flat_fun, store = flatten_fun_aux(f, in_tree)
+    lin = linearize_flat(flat_fun, primals_flat, store)
+    aux = tu.tree_unflatten(store.aux_tree, as_arrays(lin.primals_out[store.n_main:]))
+    lin.primals_out = lin.primals_out[:store.n_main]
+    return lin, store.out_tree, aux
 
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """`(f(*primals), f_vjp)`; `f_vjp(ct)` returns one cotangent per primal argument."""
     primals_flat, in_tree = tu.tree_flatten(primals)
-    aux_store: list = []
-    fun = _split_aux(f, aux_store) if has_aux else f
-    flat_fun, out_tree = flatten_fun(fun, in_tree)
-    lin = linearize_flat(flat_fun, primals_flat).compact()
-    out = tu.tree_unflatten(out_tree(), as_arrays(lin.primals_out))
+    lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux)
+    lin.compact()
+    out = tu.tree_unflatten(out_tree, as_arrays(lin.primals_out))
 
     def f_vjp(*cts: Any) -> tuple:
-        ct_flat = _flatten_cotangent(cts, out_tree(), "vjp")
+        ct_flat = _flatten_cotangent(cts, out_tree, "vjp")
         cts_in = as_arrays([instantiate(c) for c in lin.transpose(ct_flat)])
         return tu.tree_unflatten(in_tree, cts_in)
 
-    return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
 def _flatten_cotangent(cts: tuple, out_tree: tu.PyTreeDef, what: str) -> list:
@@ -138,16 +154,6 @@ def _flatten_cotangent(cts: tuple, out_tree: tu.PyTreeDef, what: str) -> list:
         raise TypeError(f"{what}: the cotangent must be structured like the output, "
                         f"{out_tree}; got {ct_tree}")
     return ct_flat
-
-
-def _split_aux(f: Callable, store: list) -> Callable:
-    def main_only(*args: Any) -> Any:
-        out = f(*args)
-        if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError("has_aux=True requires the function to return a pair (out, aux)")
-        store.append(out[1])
-        return out[0]
-    return main_only
 
 
 def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple) -> None:
@@ -198,17 +204,14 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         f_partial, dyn = argnums_partial(f, nums, args)
         primals_flat, in_tree = tu.tree_flatten(dyn)
         _check_grad_inputs(primals_flat, in_tree, nums)
-        aux_store: list = []
-        fun = _split_aux(f_partial, aux_store) if has_aux else f_partial
-        flat_fun, out_tree = flatten_fun(fun, in_tree)
-        lin = linearize_flat(flat_fun, primals_flat)
+        lin, out_tree, aux = _linearize_tree(f_partial, primals_flat, in_tree, has_aux)
         ans = as_arrays(lin.primals_out)
-        _check_scalar_output(ans, out_tree())
+        _check_scalar_output(ans, out_tree)
         cts = lin.transpose([shared_constant(1, ans[0].dtype)])   # the starting cotangent
         grads = tu.tree_unflatten(in_tree, as_arrays([instantiate(c) for c in cts]))
         g = grads if multiple else grads[0]
         value = ans[0]
-        return ((value, aux_store[0]), g) if has_aux else (value, g)
+        return ((value, aux), g) if has_aux else (value, g)
 
     return value_and_grad_f
 
@@ -223,31 +226,6 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
         return (g, out[1]) if has_aux else g
 
     return grad_f
-
-
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0) -> Callable:
-    """Jacobian by reverse mode: one vjp per output basis vector, batched with vmap."""
-    multiple = not isinstance(argnums, int)
-    nums = tuple(argnums) if multiple else (argnums,)
-
-    @wraps(f)
-    def jac_f(*args: Any) -> Any:
-        f_partial, dyn = argnums_partial(f, nums, args)
-        ans, f_vjp = vjp(f_partial, *dyn)
-        ans_aval = get_aval(ans)
-        size = int(np.prod(ans_aval.shape, dtype=np.int64))
-        basis = Array(np.eye(size, dtype=ans_aval.dtype).reshape((size,) + ans_aval.shape))
-        cts = vmap(f_vjp)(basis)
-        jacs = tuple(c.reshape(ans_aval.shape + tuple(get_aval(x).shape))
-                     for c, x in zip(cts, dyn))
-        return jacs if multiple else jacs[0]
-
-    return jac_f
-
-
-def hessian(f: Callable, argnums: int = 0) -> Callable:
-    """Second derivatives: forward-over-reverse, `jacfwd(jacrev(f))`."""
-    return jacfwd(jacrev(f, argnums), argnums)
 
 
 def linear_transpose(f: Callable, *primals: Any) -> Callable:

@@ -8,6 +8,7 @@ from __future__ import annotations
 __all__ = [
     "PlugaxError", "ConcretizationTypeError", "UnexpectedTracerError",
     "MissingRuleError", "PluginError", "PluginConflictError", "ShapeError",
+    "TracerArrayConversionError",
 ]
 
 
@@ -17,6 +18,14 @@ class PlugaxError(Exception):
 
 class ConcretizationTypeError(PlugaxError, TypeError):
     """A concrete Python value (bool, int, index) was needed from an abstract tracer."""
+
+
+class TracerArrayConversionError(PlugaxError, TypeError):
+    """A tracer was converted to a NumPy array (`np.asarray`, `np.array`).
+
+    Always an error, even where the tracer knows a concrete value (a JVP primal):
+    the conversion would silently drop what the trace carries (the tangent), and
+    a derivative would come out wrong instead of failing."""
 
 
 class UnexpectedTracerError(PlugaxError, TypeError):

@@ -21,7 +21,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from .. import dtypes
-from ..errors import ConcretizationTypeError, PlugaxError, UnexpectedTracerError
+from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversionError, \
+    UnexpectedTracerError
 from .array import _NON_CANONICAL, Array, canonicalize_value, from_impl_value
 from .avals import ShapedArray, get_aval
 from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
@@ -142,7 +143,8 @@ def user_frame() -> str:
         if internal is None:   # every trace calls this: classify each file only once
             name = filename.replace("\\", "/")
             internal = _internal_files[filename] = (
-                name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name)
+                name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name
+                or name.startswith(_NUMPY_DIR))
         if not internal:
             name = filename.replace("\\", "/")
             return f"{name}:{frame.f_lineno} ({frame.f_code.co_name})"
@@ -154,6 +156,8 @@ _internal_files: dict[str, bool] = {}
 
 
 _KERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/")
+# NumPy's own frames are skipped too: `np.ones_like(tracer)` is reported at the user's line
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)).replace("\\", "/") + "/"
 
 
 class Tracer:
@@ -209,7 +213,13 @@ class Tracer:
         return complex(self._concrete("complex()"))
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._concrete("numpy.asarray()"), dtype=dtype)
+        # never the concrete value, even when the trace knows one: NumPy would drop
+        # the tangent (or batch) this tracer carries, and a derivative would be wrong
+        raise TracerArrayConversionError(
+            f"The numpy.ndarray conversion method __array__() was called on {self!r}, "
+            f"at {user_frame()}.\nNumPy cannot hold a traced value (under jit, vmap, "
+            f"grad, jvp, ...): use plugax.numpy functions instead of numpy ones on "
+            f"values that depend on the function's inputs.")
 
     def __len__(self) -> int:
         if not self.aval.shape:
