@@ -224,3 +224,17 @@ def test_numpy_conversion_inside_a_derivative_is_an_error_not_a_wrong_number():
     with pytest.raises(px.TracerArrayConversionError):
         px.grad(lambda x: pnp.sum(pnp.sin(np.asarray(x))))(X)
     assert current_trace() is eval_trace
+
+
+def test_closeness_functions_match_numpy_including_nan_and_inf():
+    a = np.array([1.0, np.nan, np.inf, -np.inf, 1.0 + 1e-7, 2.0])
+    b = np.array([1.0, np.nan, np.inf, np.inf, 1.0, 2.1])
+    for equal_nan in (False, True):
+        np.testing.assert_array_equal(pnp.isclose(a, b, equal_nan=equal_nan),
+                                      np.isclose(a, b, equal_nan=equal_nan))
+    np.testing.assert_array_equal(pnp.isnan(a), np.isnan(a))
+    np.testing.assert_array_equal(pnp.isinf(a), np.isinf(a))
+    assert bool(pnp.allclose(a[:1], b[:1])) and not bool(pnp.allclose(a, b))
+    assert bool(px.jit(pnp.allclose)(a[4:5], b[4:5]))
+    assert not bool(pnp.array_equal(np.ones(2), np.ones(3)))
+    assert bool(pnp.array_equal(a, a, equal_nan=True)) and not bool(pnp.array_equal(a, a))
