@@ -70,7 +70,9 @@ def jaxpr_subcomp(module: ModuleContext, jaxpr: Jaxpr, consts: Sequence[Any],
 def lower_closed_jaxpr(module: ModuleContext, closed: ClosedJaxpr, args: Sequence[Any]) -> list:
     """Emit `closed` inline: its consts as dense constants, then its equations."""
     hlo = module.dialects.hlo
-    consts = [hlo.constant(dense_attr(np.asarray(c))) for c in closed.consts]
+    # in the jaxpr's dtype: a closed-over NumPy int64 array is typed i32 while x64 is off
+    consts = [hlo.constant(dense_attr(np.asarray(c, v.aval.dtype)))
+              for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return jaxpr_subcomp(module, closed.jaxpr, consts, list(args))
 
 

@@ -63,7 +63,9 @@ def test_branches_closing_over_arrays_share_their_consts(typecheck_deep):
 
 
 def test_branches_with_different_consts_each_get_their_own(typecheck_deep):
-    a, b, c = pnp.arange(3.), pnp.ones(3) * 10, pnp.full(3, 100.)
+    # c strongly typed: a weak one (pnp.full's default, as in JAX) would be converted to
+    # f32 eagerly at each use, a fresh constant per branch
+    a, b, c = pnp.arange(3.), pnp.ones(3) * 10, pnp.full(3, 100., f32)
     branches = [lambda v: v * a + c, lambda v: v + b, lambda v: v - c * a]
     x = np.array([1., 2., 3.], f32)
     for i, want in enumerate([x * a + c, x + b, x - c * a]):
@@ -74,9 +76,18 @@ def test_branches_with_different_consts_each_get_their_own(typecheck_deep):
     typecheck_deep(jaxpr)
 
 
-def test_a_weak_branch_output_becomes_strong_like_the_other():
-    out = lax.cond(True, lambda x: x, lambda x: 1., pnp.ones((), pnp.float32))
-    assert not out.weak_type and out.dtype == np.float32
+def test_branch_outputs_differing_in_weak_type_take_branch_0s_type():
+    # as in JAX: nothing is converted, and the output types are branch 0's (false_fun's)
+    # whichever branch runs, eagerly and traced alike
+    x = pnp.ones((), pnp.float32)
+    for pred in (True, False):
+        out = lax.cond(pred, lambda x: x, lambda x: 1., x)
+        assert out.weak_type and out.dtype == np.float32
+        out = lax.cond(pred, lambda x: 1., lambda x: x, x)
+        assert not out.weak_type and out.dtype == np.float32
+    jaxpr = px.make_jaxpr(lambda p, x: lax.cond(p, lambda x: x, lambda x: 1., x))(True, x)
+    assert jaxpr.out_avals[0].weak_type
+    assert "convert_element_type[new_dtype=float32" not in str(jaxpr)
 
 
 def test_single_branch_switch_just_calls_it():

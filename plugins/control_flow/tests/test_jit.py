@@ -106,3 +106,13 @@ def test_scan_body_is_traced_once_per_signature_not_per_iteration():
     assert len(traces) == 1
     lax.scan(body, f32(0), np.arange(100, dtype=f32))  # eagerly too: one trace, not 100
     assert len(traces) == 2
+
+
+def test_jit_scan_over_closed_over_int64_xs():
+    """A closed-over NumPy int64 array is typed i32 (x64 off) but was emitted as an i64
+    constant, which StableHLO rejected."""
+    xs = np.arange(3, dtype=np.int64)
+    carry, ys = px.jit(lambda c: lax.scan(lambda c, x: (c + x, c), c, xs))(0)
+    assert int(carry) == 3 and ys.dtype == np.int32
+    np.testing.assert_array_equal(ys, [0, 0, 1])
+    np.testing.assert_array_equal(px.jit(lambda c: c + lax.neg(xs))(0), [0, -1, -2])

@@ -17,8 +17,8 @@ from plugax.extend import (Primitive, ShapedArray, defbroadcasting, defjvp, defl
 from . import lowering as L
 from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
                      is_signed_or_float, numeric_dtype, type_error)
-from .logic import eq_p, gt_p, lt_p
-from .selection import convert
+from .logic import eq_p, ge_p, gt_p, lt_p
+from .selection import convert, select_n_p
 
 __all__ = ["add_p", "sub_p", "mul_p", "div_p", "rem_p", "neg_p", "sign_p", "abs_p", "max_p",
            "min_p", "square_p", "integer_pow_p", "RULES", "FLOAT_IMPLS"]
@@ -97,7 +97,9 @@ SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=defj
 ABS = defvectorized(
     abs_p, np.abs, dtype_rule=same_dtypes(abs_p, is_signed_or_float,
                                           "a signed integer or floating-point dtype"),
-    jvp=defjvp_bcast(abs_p, lambda g, ans, x: mul_p.bind(g, sign_p.bind(x))),
+    # g where x >= 0, else -g: the derivative at 0 is 1, as in JAX (not sign(0) = 0)
+    jvp=defjvp_bcast(abs_p, lambda g, ans, x: select_n_p.bind(
+        ge_p.bind(x, const(x, 0)), neg_p.bind(g), g)),
     lowering=L.unary("abs"))
 
 

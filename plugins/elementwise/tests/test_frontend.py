@@ -239,3 +239,11 @@ def test_lax_is_strict():
     assert plugax.lax.convert_element_type(x, np.float32) is x      # nothing to do
     assert plugax.lax.select(x > 0, x, -x).tolist() == [1, 1]
     assert plugax.lax.integer_pow(x * 3, 3).tolist() == [27, 27]
+
+
+def test_grad_abs_at_zero_is_one():
+    """JAX's abs jvp is select(x >= 0, g, -g); it used to be g * sign(x), 0 at x = 0."""
+    assert float(plugax.grad(pnp.abs)(0.0)) == 1.0
+    assert float(plugax.grad(pnp.abs)(-0.0)) == 1.0
+    np.testing.assert_array_equal(plugax.vmap(plugax.grad(pnp.abs))(np.array([-1.0, 0, 1])),
+                                  [-1, 1, 1])

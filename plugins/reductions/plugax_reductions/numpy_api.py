@@ -19,7 +19,7 @@ from plugax.extend import Array, Primitive, Tracer, canonicalize_dtype, get_aval
 
 from . import cumulative as C
 from . import reduce as R
-from ._common import canonical_axes
+from ._common import canonical_axes, highest, lowest, scalar_like
 
 _NARROW_FLOATS = (dtypes.float16, dtypes.bfloat16)
 
@@ -72,24 +72,88 @@ def _size(shape: tuple, axes: tuple) -> int:
 
 def _reduction(name: str, prim: Primitive, out_dtype: Callable[[np.dtype], np.dtype], doc: str,
                has_dtype: bool = True, identity: bool = True) -> Callable:
-    """A jnp-style reduction: cast to the accumulation dtype, reduce, keepdims, cast back."""
-    def reduction(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """A jnp-style reduction: cast to the computation dtype, mask with `where`, reduce,
+    combine with `initial`, keepdims, cast to the result dtype (JAX's order of steps)."""
+    def reduction(a: Any, axis: Any = None, dtype: Any = None, out: None = None,
+                  keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
+        _no_out(name, out)
         x = _asarray(a)
         aval = get_aval(x)
         axes = canonical_axes(axis, aval.ndim)
-        if not identity and _size(aval.shape, axes) == 0:
-            raise ValueError(f"zero-size array to reduction operation {prim.name[7:]}, which "
-                             f"has no identity (operand {aval.str_short()}, axis={axis})")
+        if not identity and initial is None:
+            if where is not None:
+                raise ValueError(f"reduction operation {name} does not have an identity, so "
+                                 f"to use a where mask pass `initial` too")
+            if _size(aval.shape, axes) == 0:
+                raise ValueError(f"zero-size array to reduction operation {name}, which has "
+                                 f"no identity (operand {aval.str_short()}, axis={axis}); "
+                                 f"pass `initial`")
         target = canonicalize_dtype(dtype) if dtype is not None else out_dtype(aval.dtype)
-        r = prim.bind(_cast(x, _computation(target)), axes=axes)
+        x = _cast(x, _computation(target))
+        if where is not None:
+            x = _masked(name, x, where, _IDENTITIES[prim](x.dtype))
+        r = prim.bind(x, axes=axes)
+        if initial is not None:
+            r = _with_initial(name, prim, r, initial)
         return _cast(_keep(r, axes, keepdims), target)
 
-    def no_dtype(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-        return reduction(a, axis, None, keepdims)
+    def no_dtype(a: Any, axis: Any = None, out: None = None, keepdims: bool = False,
+                 initial: Any = None, where: Any = None) -> Any:
+        return reduction(a, axis, None, out, keepdims, initial, where)
 
-    fn = reduction if has_dtype else no_dtype
+    def logical(a: Any, axis: Any = None, out: None = None, keepdims: bool = False, *,
+                where: Any = None) -> Any:
+        return reduction(a, axis, None, out, keepdims, None, where)
+
+    fn = reduction if has_dtype else no_dtype if prim not in _LOGICAL else logical
     fn.__name__, fn.__doc__ = name, doc
     return fn
+
+
+def _no_out(name: str, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(f"plugax.numpy.{name}: the `out` argument is not supported "
+                                  f"(arrays are immutable); use the return value")
+
+
+_IDENTITIES = {R.reduce_sum_p: lambda d: 0, R.reduce_prod_p: lambda d: 1,
+               R.reduce_max_p: lowest, R.reduce_min_p: highest,
+               R.reduce_and_p: lambda d: True, R.reduce_or_p: lambda d: False}
+# the elementwise op that folds `initial` into a reduction's result
+_COMBINE = {R.reduce_sum_p: "add", R.reduce_prod_p: "mul", R.reduce_max_p: "max",
+            R.reduce_min_p: "min", R.reduce_and_p: "bitwise_and", R.reduce_or_p: "bitwise_or"}
+_LOGICAL = (R.reduce_and_p, R.reduce_or_p)
+
+
+def _mask_of(name: str, where: Any, shape: tuple) -> Any:
+    """`where` as a boolean mask of `shape` (JAX rejects non-boolean masks, so do we)."""
+    import plugax.numpy as pnp
+    mask = _asarray(where)
+    if mask.dtype != dtypes.bool_:
+        raise ValueError(f"plugax.numpy.{name}: where must be None or a boolean array; got "
+                         f"dtype {mask.dtype} (compare first, e.g. where=x > 0)")
+    return pnp.broadcast_to(mask, shape)
+
+
+def _masked(name: str, x: Any, where: Any, fill: Any) -> Any:
+    """`x` where the mask holds, else `fill` (the reduction's identity)."""
+    import plugax.lax as lax
+    shape = get_aval(x).shape
+    filler = scalar_like(fill, x)
+    filler = lax.broadcast_in_dim(filler, shape, ()) if shape else filler
+    return lax.select_n(_mask_of(name, where, shape), filler, x)
+
+
+def _with_initial(name: str, prim: Primitive, r: Any, initial: Any) -> Any:
+    """`op(initial, r)`: XLA needs the identity as the fold's start, so a user's initial
+    value is folded in afterwards, converted to the computation dtype (as JAX does)."""
+    import plugax.lax as lax
+    init = _asarray(initial)
+    if get_aval(init).ndim != 0:
+        raise ValueError(f"plugax.numpy.{name}: initial must be a scalar, got shape "
+                         f"{get_aval(init).shape}")
+    init = _cast(init, get_aval(r).dtype)
+    return getattr(lax, _COMBINE[prim])(init, r)
 
 
 sum_ = _reduction("sum", R.reduce_sum_p, _accumulator, "Sum of elements over `axis`.")
@@ -119,37 +183,74 @@ def _divide(x: Any, n: float) -> Any:
     return lax.div(x, shared_constant(n if n > 0 else np.nan, x.dtype))
 
 
-def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Arithmetic mean over `axis`; integers and bools average to the default float."""
-    x, axes, n, target = _mean_parts(a, axis, dtype)
-    r = _keep(R.reduce_sum_p.bind(x, axes=axes), axes, keepdims)
-    return _cast(_divide(r, n), target)
-
-
-def var(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0,
-        keepdims: bool = False) -> Any:
-    """Variance: the mean squared deviation, divided by (count - ddof)."""
+def _masked_sum_and_count(name: str, x: Any, axes: tuple, where: Any) -> tuple:
+    """(sum of x where the mask holds, how many places it holds), over `axes`."""
     import plugax.lax as lax
+    mask = _mask_of(name, where, get_aval(x).shape)
+    count = R.reduce_sum_p.bind(lax.convert_element_type(mask, x.dtype), axes=axes)
+    return R.reduce_sum_p.bind(_masked(name, x, mask, 0), axes=axes), count
+
+
+def _divide_counted(s: Any, count: Any) -> Any:
+    """s / count, NaN where count <= 0 (a traced count: JAX's var does the same)."""
+    import plugax.lax as lax
+    zero, nan, shape = scalar_like(0, count), scalar_like(np.nan, s), get_aval(s).shape
+    nan = lax.broadcast_in_dim(nan, shape, ()) if shape else nan
+    return lax.select_n(lax.gt(count, zero), nan, lax.div(s, count))
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: None = None,
+         keepdims: bool = False, *, where: Any = None) -> Any:
+    """Arithmetic mean over `axis` (of the places `where` holds); integers and bools
+    average to the default float."""
+    _no_out("mean", out)
+    x, axes, n, target = _mean_parts(a, axis, dtype)
+    if where is None:   # keepdims before the division, as in JAX's jaxpr
+        r = _divide(_keep(R.reduce_sum_p.bind(x, axes=axes), axes, keepdims), n)
+    else:
+        r = _keep(_divide_counted(*_masked_sum_and_count("mean", x, axes, where)), axes,
+                  keepdims)
+    return _cast(r, target)
+
+
+def var(a: Any, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
+    """Variance: the mean squared deviation, divided by (count - ddof); `correction` is
+    the array-API name of ddof."""
+    import plugax.lax as lax
+    _no_out("var", out)
+    if correction is not None:
+        if ddof:
+            raise ValueError("var: pass ddof or correction, not both")
+        ddof = correction
     x, axes, n, target = _mean_parts(a, axis, dtype)
     aval = get_aval(x)
     kept = tuple(i for i in range(aval.ndim) if i not in axes)
-    centre = lax.broadcast_in_dim(_divide(R.reduce_sum_p.bind(x, axes=axes), n),
-                                  aval.shape, kept)
-    dev = lax.sub(x, centre)
-    r = _divide(R.reduce_sum_p.bind(lax.mul(dev, dev), axes=axes), n - ddof)
+    if where is None:
+        centre = _divide(R.reduce_sum_p.bind(x, axes=axes), n)
+    else:
+        centre = _divide_counted(*_masked_sum_and_count("var", x, axes, where))
+    dev = lax.sub(x, lax.broadcast_in_dim(centre, aval.shape, kept))
+    if where is None:
+        r = _divide(R.reduce_sum_p.bind(lax.mul(dev, dev), axes=axes), n - ddof)
+    else:
+        s, count = _masked_sum_and_count("var", lax.mul(dev, dev), axes, where)
+        r = _divide_counted(s, lax.sub(count, scalar_like(ddof, count)))
     return _cast(_keep(r, axes, keepdims), target)
 
 
-def std(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0,
-        keepdims: bool = False) -> Any:
+def std(a: Any, axis: Any = None, dtype: Any = None, out: None = None, ddof: int = 0,
+        keepdims: bool = False, *, where: Any = None, correction: Any = None) -> Any:
     """Standard deviation: the square root of `var`."""
     import plugax.lax as lax
-    return lax.sqrt(var(a, axis, dtype, ddof, keepdims))
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
+                        correction=correction))
 
 
 def _arg(prim: Primitive) -> Callable:
-    def arg(a: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    def arg(a: Any, axis: int | None = None, out: None = None, keepdims: bool = False) -> Any:
         import plugax.lax as lax
+        _no_out(prim.name, out)
         x = _asarray(a)
         ndim = get_aval(x).ndim
         if axis is None:
@@ -169,8 +270,9 @@ argmax, argmin = _arg(R.argmax_p), _arg(R.argmin_p)
 
 
 def _cumulative(prim: Primitive) -> Callable:
-    def cumulative(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
+    def cumulative(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
         import plugax.lax as lax
+        _no_out(prim.name, out)
         x = _asarray(a)
         if axis is None or get_aval(x).ndim == 0:   # flattened, as in jnp
             x, axis = lax.reshape(x, (get_aval(x).size,)), 0

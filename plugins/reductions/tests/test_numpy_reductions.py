@@ -111,3 +111,44 @@ def test_derivatives_and_batching(name, axis, keepdims):
     x = (np.random.default_rng(0).permutation(12).reshape(3, 4) + 1.).astype(np.float32) / 5
     check_jvp(fn, x)
     check_vmap(fn, x)
+
+
+X2 = np.array([[1.0, 5.0, 3.0], [2.0, -1.0, 4.0]], np.float32)
+W2 = np.array([[True, False, True], [False, False, True]])
+
+
+@pytest.mark.parametrize("call, want", [
+    (lambda: pnp.max(X2, axis=1, initial=4.0), [5, 4]),
+    (lambda: pnp.max(X2, axis=1, where=W2, initial=0.0), [3, 4]),
+    (lambda: pnp.min(X2, axis=1, where=W2, initial=10.0), [1, 4]),
+    (lambda: pnp.amax(np.zeros((0,), np.float32), initial=2.0), 2),
+    (lambda: pnp.sum(X2, axis=1, where=W2), [4, 4]),
+    (lambda: pnp.sum(X2, initial=10), 24),
+    (lambda: pnp.sum(np.arange(3), initial=10.5), 13),
+    (lambda: pnp.sum(X2, axis=1, where=np.array([True, False, True])), [4, 6]),
+    (lambda: pnp.prod(X2, axis=1, where=W2, initial=2.0), [6, 8]),
+    (lambda: pnp.mean(X2, axis=1, where=W2), [2, 4]),
+    (lambda: pnp.mean(X2, axis=1, where=np.zeros_like(W2)), [np.nan, np.nan]),
+    (lambda: pnp.var(X2, axis=1, where=W2), [1, 0]),
+    (lambda: pnp.var(X2, axis=1, where=W2, ddof=1), [2, np.nan]),
+    (lambda: pnp.any(X2 > 2, axis=1, where=W2), [True, True]),
+    (lambda: pnp.all(X2 > 2, axis=1, where=W2), [False, True]),
+])
+def test_max_min_sum_accept_initial_and_where(call, want):
+    """Values recorded from jax 0.10.2; these keywords used to raise TypeError."""
+    np.testing.assert_array_equal(np.asarray(call()), want)
+    np.testing.assert_array_equal(np.asarray(plugax.jit(call)()), want)
+
+
+def test_initial_and_where_gradients_follow_jax():
+    g = plugax.grad(lambda x: pnp.max(x, axis=1, where=W2, initial=0.0).sum())(X2)
+    np.testing.assert_array_equal(g, [[0, 0, 1], [0, 0, 1]])
+    g = plugax.grad(lambda x: pnp.max(x, initial=5.0))(X2)      # a tie with initial: halves
+    np.testing.assert_array_equal(g, [[0, 0.5, 0], [0, 0, 0]])
+
+
+def test_where_without_initial_names_the_fix():
+    with pytest.raises(ValueError, match="initial"):
+        pnp.max(X2, where=W2)
+    with pytest.raises(ValueError, match="boolean"):
+        pnp.sum(X2, where=W2.astype(np.int32))

@@ -16,7 +16,8 @@ import numpy as np
 from plugax.extend import Array, Primitive, RuleContext, Tracer, UndefPrimal, get_aval
 
 from . import indexing, slicing, structural
-from .numpy_api import _convert, _normalized_indices, asarray, broadcast_to
+from .numpy_api import (_convert, _normalized_indices, asarray, broadcast_to, default_fill_value,
+                        extend_axis, full_like, redirect_out_of_bounds, zeros_like)
 
 _TRANSPOSE_CTX = RuleContext("transpose")
 
@@ -83,10 +84,7 @@ def plan(shape: tuple, index: Any) -> list[Step]:
             continue
         n = shape[axis]
         if _is_int(entry):
-            i = int(np.asarray(entry))
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
-            i %= n
+            i = _clamped_int(entry, n, axis)
             start, limit, stride = i, i + 1, 1
             squeezed.append(axis)
             advanced.append(pos)
@@ -147,6 +145,16 @@ def plan(shape: tuple, index: Any) -> list[Step]:
     return steps
 
 
+def _clamped_int(entry: Any, n: int, axis: int) -> int:
+    """A static integer index, negatives counted from the end, then clamped into range:
+    JAX reads `x[3]` of 3 rows as `x[2]` (XLA's gather clamps), it does not raise."""
+    if n == 0:
+        raise IndexError(f"index {int(np.asarray(entry))} is out of bounds for axis {axis} "
+                         f"with size 0")
+    i = int(np.asarray(entry))
+    return min(max(i + n if i < 0 else i, 0), n - 1)
+
+
 def _sliced_shape(starts: list, limits: list, strides: list) -> list:
     return [(l - s + st - 1) // st for s, l, st in zip(starts, limits, strides)]
 
@@ -159,13 +167,17 @@ def getitem(x: Any, index: Any) -> Any:
     return x
 
 
-def _scatter(x: Any, index: Any, values: Any) -> Any:
-    """plan(index)^T applied to `values`: the values embedded where x[index] reads."""
+def _scatter(x: Any, index: Any, values: Any, keep: np.ndarray | None = None) -> Any:
+    """plan(index)^T applied to `values`: the values embedded where x[index] reads (only
+    those where `keep` holds, if given), with x's dtype and weak type."""
     avals, steps = [get_aval(x)], plan(get_aval(x).shape, index)
     for step in steps:     # only the types of the intermediate results are needed
         extras = [get_aval(e) for e in step.extras]
         avals.append(_RULES[step.prim].abstract_eval(None, avals[-1], *extras, **step.params))
-    ct = broadcast_to(_convert(values, get_aval(x).dtype), avals.pop().shape)
+    ct = broadcast_to(_convert(values, avals[0].dtype, avals[0].weak_type), avals.pop().shape)
+    if keep is not None:
+        import plugax.lax as lax
+        ct = lax.select_n(Array(keep), zeros_like(ct), ct)
     for step, aval in zip(reversed(steps), reversed(avals)):
         linear_input = UndefPrimal(aval.strip_weak_type())
         ct = _RULES[step.prim].transpose(_TRANSPOSE_CTX, ct, linear_input, *step.extras,
@@ -174,30 +186,111 @@ def _scatter(x: Any, index: Any, values: Any) -> Any:
 
 
 class _IndexUpdateRef:
-    """`x.at[index]`: functional updates, as in JAX."""
+    """`x.at[index]`: functional updates, as in JAX. Updates at out-of-range indices are
+    dropped (XLA's scatter semantics, JAX's default mode); reads clamp, like `x[index]`."""
 
     def __init__(self, array: Any, index: Any):
         self.array, self.index = array, index
 
-    def get(self) -> Any:
-        return getitem(self.array, self.index)
+    def get(self, mode: Any = None, fill_value: Any = None) -> Any:
+        """`x[index]`; mode="fill" gives `fill_value` (default NaN, see
+        `default_fill_value`) where an index is out of range instead of clamping."""
+        if mode in (None, "clip", "promise_in_bounds"):
+            return getitem(self.array, self.index)
+        if mode != "fill":
+            raise ValueError(f"at[].get: mode must be None, 'clip', 'promise_in_bounds' or "
+                             f"'fill', got {mode!r}")
+        x = _as_operand(self.array)
+        extended = _extended(x, self.index)
+        fill = default_fill_value(x.dtype) if fill_value is None else fill_value
+        if extended is None:      # a static integer index out of range: all fill
+            return full_like(getitem(x, self.index), fill)
+        ext_index, axis = extended
+        if axis is None:
+            return getitem(x, self.index)
+        return getitem(extend_axis(x, axis, fill), ext_index)
 
     def add(self, values: Any) -> Any:
         import plugax.lax as lax
-        return lax.add(self.array, _scatter(self.array, self.index, values))
+        x = _as_operand(self.array)
+        extended = _extended(x, self.index)
+        if extended is None:
+            return x
+        index, axis = extended
+        target = x if axis is None else extend_axis(x, axis, 0)
+        return _trimmed(lax.add(target, _scatter(target, index, values)), axis, x)
 
     def set(self, values: Any) -> Any:
-        """Needs a concrete index: the mask of written positions is computed with NumPy.
-
-        With repeated integer-array indices, which write wins is unspecified (as in JAX).
-        """
+        """Needs a concrete index: the written positions are worked out with NumPy. With
+        repeated indices the last write wins (what JAX does on CPU and GPU)."""
         import plugax.lax as lax
-        mask = np.zeros(get_aval(self.array).shape, bool)
+        x = _as_operand(self.array)
+        extended = _extended(x, self.index)
+        if extended is None:
+            return x
+        index, axis = extended
+        target = x if axis is None else extend_axis(x, axis, 0)
         try:
-            mask[_numpy_index(self.index)] = True
+            np_index = _numpy_index(index)
         except TypeError as err:
-            raise NotImplementedError("x.at[index].set needs a concrete index") from err
-        return lax.select_n(Array(mask), self.array, _scatter(self.array, self.index, values))
+            raise NotImplementedError("x.at[index].set needs a concrete index (the positions "
+                                      "it writes are computed with NumPy); use .add, or "
+                                      "lax.dynamic_update_slice") from err
+        written, keep = _last_writes(get_aval(target).shape, np_index)
+        update = _scatter(target, index, values, keep)
+        return _trimmed(lax.select_n(Array(written), target, update), axis, x)
+
+
+def _as_operand(x: Any) -> Any:
+    return x if isinstance(x, (Array, Tracer)) else asarray(x)
+
+
+def _extended(x: Any, index: Any) -> tuple | None:
+    """(index, axis) such that indexing `x` extended by one slot at the end of `axis`
+    sends every out-of-range element of the array index there (axis None: nothing is out
+    of range); None when a static integer index is out of range (the whole update drops)."""
+    shape = get_aval(x).shape
+    entries = _expand(index, len(shape))
+    axis, found = 0, None
+    for pos, entry in enumerate(entries):
+        if entry is None:
+            continue
+        if _is_int(entry):
+            i = int(np.asarray(entry))
+            if not -shape[axis] <= i < shape[axis]:
+                return None
+        elif not isinstance(entry, slice):
+            found = (pos, axis)
+        axis += 1
+    if found is None:
+        return index, None
+    pos, axis = found
+    size = shape[axis]
+    redirected, any_out = redirect_out_of_bounds(_normalized_indices(entries[pos], size), size)
+    if not any_out:
+        return index, None
+    entries[pos] = redirected
+    return tuple(entries), axis
+
+
+def _trimmed(out: Any, axis: int | None, like: Any) -> Any:
+    """`out` without the extra slot `_extended` added along `axis`."""
+    if axis is None:
+        return out
+    shape = get_aval(like).shape
+    return slicing.slice(out, (0,) * len(shape), shape)
+
+
+def _last_writes(shape: tuple, np_index: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """(mask of the positions `x.at[np_index].set` writes, mask of the update elements that
+    land last on their position -- None when no two land on one position)."""
+    ids = np.full(shape, -1)
+    gathered = np.empty(shape, np.int8)[np_index].shape
+    ids[np_index] = np.arange(int(np.prod(gathered))).reshape(gathered)
+    written = ids >= 0
+    keep = np.zeros(int(np.prod(gathered)), bool)
+    keep[ids[written]] = True
+    return written, None if keep.all() else keep.reshape(gathered)
 
 
 def _numpy_index(index: Any) -> Any:

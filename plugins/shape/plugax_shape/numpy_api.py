@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from plugax import dtypes
-from plugax.extend import Array, Tracer, canonicalize_dtype, get_aval
+from plugax.extend import Array, Tracer, array_value, canonicalize_dtype, get_aval
 
 from . import indexing, slicing, structural
 from ._common import canonical_axes, canonical_axis
@@ -76,11 +76,16 @@ def array(object: Any, dtype: Any = None, copy: bool = True, ndmin: int = 0) -> 
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
-    """`fill_value` broadcast to `shape` (one broadcast_in_dim of a scalar when traced)."""
-    shape = _shape_tuple(shape)
+    """`fill_value` broadcast to `shape` (one broadcast_in_dim of a scalar when traced);
+    weakly typed when no dtype is given and the fill is (a Python scalar), as in JAX."""
     if dtype is None:
-        dtype = dtypes.result_type(fill_value)[0]
-    return broadcast_to(_convert(fill_value, dtype), shape)
+        dtype, weak = dtypes.result_type(fill_value)
+        return _filled(shape, fill_value, dtype, weak)
+    return _filled(shape, fill_value, dtype, False)
+
+
+def _filled(shape: Any, fill_value: Any, dtype: Any, weak: bool) -> Any:
+    return broadcast_to(_convert(fill_value, dtype, weak), _shape_tuple(shape))
 
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
@@ -92,8 +97,10 @@ def ones(shape: Any, dtype: Any = None) -> Any:
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """Like `full` with `a`'s dtype, and its weak type too unless `dtype` is given (JAX)."""
     aval = get_aval(a)
-    return full(aval.shape if shape is None else shape, fill_value, dtype or aval.dtype)
+    return _filled(aval.shape if shape is None else shape, fill_value,
+                   aval.dtype if dtype is None else dtype, dtype is None and aval.weak_type)
 
 
 def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
@@ -123,10 +130,48 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
-    value, step = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint, retstep=True,
-                              axis=axis)
-    out = _eager(value, dtype or dtypes.default_float_dtype())
-    return (out, step) if retstep else out
+    """Differentiable in `start` and `stop` (which may be traced), as JAX's: the points are
+    start * (1 - t) + stop * t for t = iota / div, in the (inexact) computation dtype; the
+    step is returned in that dtype too."""
+    import plugax.lax as lax
+    import plugax.numpy as pnp
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    start, stop = asarray(start), asarray(stop)
+    if dtype is None:
+        dtype = _inexact(dtypes.result_type(start, stop)[0])
+    dtype = canonicalize_dtype(dtype)
+    compute = _inexact(dtype)
+    start, stop = _convert(start, compute), _convert(stop, compute)
+    bounds = list(broadcast_shapes(shape(start), shape(stop)))
+    start, stop = broadcast_to(start, bounds), broadcast_to(stop, bounds)
+    axis = canonical_axis(axis, len(bounds) + 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        delta = pnp.true_divide(lax.sub(stop, start), Array(np.asarray(div, compute)))
+        t_shape = [1] * (len(bounds) + 1)
+        t_shape[axis] = div
+        t = reshape(pnp.true_divide(lax.iota(compute, div), Array(np.asarray(div, compute))),
+                    t_shape)
+        bounds.insert(axis, 1)
+        out = reshape(start, bounds) * (1 - t) + reshape(stop, bounds) * t
+        if endpoint:
+            out = concatenate([out, expand_dims(stop, axis)], axis)
+    elif num == 1:
+        delta = Array(np.asarray(np.nan, compute)) if endpoint else lax.sub(stop, start)
+        out = expand_dims(start, axis)
+    else:
+        delta = Array(np.asarray(np.nan, compute))
+        out = zeros(tuple(bounds[:axis]) + (0,) + tuple(bounds[axis:]), compute)
+    if dtype.kind in "iu":
+        out = lax.floor(out)
+    out = _convert(out, dtype)
+    return (out, delta) if retstep else out
+
+
+def _inexact(dtype: np.dtype) -> np.dtype:
+    return dtype if dtypes.issubdtype_inexact(dtype) else dtypes.default_float_dtype()
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
@@ -256,24 +301,123 @@ def _normalized_indices(indices: Any, size: int) -> Any:
         value.dtype if value.dtype.kind in "iu" and value.size else dtypes.default_int_dtype())))
 
 
-def take(a: Any, indices: Any, axis: int | None = None) -> Any:
-    """numpy.take (indices clamped into range, like JAX's mode='clip')."""
+# --- out-of-bounds indices: JAX's modes ------------------------------------------------------
+_MODES = (None, "fill", "clip", "wrap")
+
+
+def default_fill_value(dtype: np.dtype) -> Any:
+    """What JAX's gathers return for an out-of-bounds index in "fill" mode: NaN for
+    floats, the most negative signed integer, the largest unsigned one, True."""
+    if dtype.kind == "b":
+        return True
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if dtype.kind == "i" else info.max
+    return np.nan
+
+
+def redirect_out_of_bounds(indices: Any, size: int) -> tuple[Any, bool]:
+    """(indices with every one outside [0, size) replaced by `size`, whether any might be).
+
+    Indices must already be normalised (negatives counted from the end). Gathering from
+    (scattering into) an operand extended by one slot at `size` then fills (drops)
+    exactly the out-of-range places -- one linear primitive, so jvp, vmap and transpose
+    need nothing new. Concrete indices all in range are returned as they are.
+    """
+    if not isinstance(indices, Tracer):
+        value = np.asarray(array_value(indices) if isinstance(indices, Array) else indices)
+        bad = (value < 0) | (value >= size)
+        if not bad.any():
+            return indices, False
+        return Array(np.where(bad, size, value).astype(value.dtype)), True
+    import plugax.lax as lax
+    dtype = indices.aval.dtype
+    n = Array(np.asarray(size, dtype), True)
+    bad = lax.ge(indices, n) if dtype.kind == "u" else lax.bitwise_or(
+        lax.lt(indices, Array(np.zeros((), dtype), True)), lax.ge(indices, n))
+    return lax.select_n(bad, indices, lax.broadcast_in_dim(n, indices.aval.shape, ())), True
+
+
+def extend_axis(x: Any, axis: int, fill: Any) -> Any:
+    """`x` with one more slot at the end of `axis`, holding `fill` (x's dtype and weak type)."""
+    import plugax.lax as lax
+    aval = get_aval(x)
+    config = [(0, 0, 0)] * aval.ndim
+    config[axis] = (0, 1, 0)
+    return lax.pad(x, _convert(fill, aval.dtype, aval.weak_type), config)
+
+
+def _moded_indices(name: str, indices: Any, size: int, mode: Any,
+                   clip_normalises: bool) -> tuple[Any, bool]:
+    """(indices to gather at, whether the operand needs the fill slot at `size`).
+
+    Negative indices count from the end, except in JAX's take with mode="clip", which
+    clamps them to 0 (`clip_normalises=False`)."""
+    if mode not in _MODES:
+        raise ValueError(f"{name}: mode must be one of {_MODES[1:]} (None means 'fill', as "
+                         f"in JAX), got {mode!r}")
+    if mode == "wrap":
+        import plugax.numpy as pnp
+        return pnp.remainder(_integer_indices(indices), size if size else 1), False
+    if mode == "clip" and not clip_normalises:
+        return _integer_indices(indices), False        # gather clamps into range itself
+    indices = _normalized_indices(indices, size)
+    if mode == "clip":
+        return indices, False
+    return redirect_out_of_bounds(indices, size)
+
+
+def _integer_indices(indices: Any) -> Any:
+    """`indices` as an integer Array or tracer, not normalised."""
+    if isinstance(indices, Tracer):
+        if indices.aval.dtype.kind not in "iu":
+            raise TypeError(f"indices must be integers, got {indices.aval.str_short()}")
+        return indices
+    value = np.asarray(array_value(indices) if isinstance(indices, Array) else indices)
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got dtype {value.dtype}")
+    return Array(value.astype(canonicalize_dtype(value.dtype)))
+
+
+def take(a: Any, indices: Any, axis: int | None = None, out: None = None, mode: Any = None,
+         unique_indices: bool = False, indices_are_sorted: bool = False,
+         fill_value: Any = None) -> Any:
+    """numpy.take with JAX's modes: by default ("fill") an out-of-range index gives
+    `fill_value` (NaN for floats, see `default_fill_value`); "clip" clamps, "wrap" wraps."""
+    if out is not None:
+        raise NotImplementedError("take: the `out` argument is not supported (arrays are "
+                                  "immutable); use the return value")
     if axis is None:
         a, axis = ravel(a), 0
     axis = canonical_axis(axis, ndim(a))
-    return indexing.gather(a, _normalized_indices(indices, shape(a)[axis]), axis)
+    size = shape(a)[axis]
+    if size == 0 and not isinstance(indices, Tracer) and np.size(indices):
+        raise IndexError("take: cannot take a non-empty selection from an empty axis")
+    idx, fill = _moded_indices("take", indices, size, mode, clip_normalises=False)
+    if fill:
+        a = extend_axis(a, axis, _fill_for(a, fill_value))
+    return indexing.gather(a, idx, axis)
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
-    """numpy.take_along_axis: a gather whose other axes are shared batch axes."""
+def _fill_for(a: Any, fill_value: Any) -> Any:
+    return default_fill_value(get_aval(a).dtype) if fill_value is None else fill_value
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any = None,
+                    fill_value: Any = None) -> Any:
+    """numpy.take_along_axis: a gather whose other axes are shared batch axes; out-of-range
+    indices follow `mode` as in `take` (negative ones count from the end in every mode)."""
     if axis is None:
         arr, axis = ravel(arr), 0
     nd = ndim(arr)
     axis = canonical_axis(axis, nd)
-    idx = _normalized_indices(indices, shape(arr)[axis])
-    if ndim(idx) != nd:
-        raise ValueError(f"take_along_axis: indices of rank {ndim(idx)} for an array of "
+    if ndim(indices) != nd:
+        raise ValueError(f"take_along_axis: indices of rank {ndim(indices)} for an array of "
                          f"rank {nd}; they must have the same rank")
+    idx, fill = _moded_indices("take_along_axis", indices, shape(arr)[axis], mode,
+                               clip_normalises=True)
+    if fill:
+        arr = extend_axis(arr, axis, _fill_for(arr, fill_value))
     batch = broadcast_shapes(shape(arr)[:axis] + shape(arr)[axis + 1:],
                              shape(idx)[:axis] + shape(idx)[axis + 1:])
     last = lambda x, n: broadcast_to(moveaxis(x, axis, -1), batch + (n,))
