@@ -19,7 +19,7 @@ from .errors import (ConcretizationTypeError, UnexpectedTracerError, MissingRule
                      PluginError, PluginConflictError, ShapeError, PlugaxError,
                      TracerArrayConversionError)
 from .jaxpr import ClosedJaxpr, Jaxpr, typecheck_jaxpr, eval_jaxpr
-from .api import jvp, vmap, make_jaxpr
+from .api import jvp, vmap, make_jaxpr, block_until_ready
 from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
 from .jacobians import jacfwd, jacrev, hessian
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
@@ -32,7 +32,8 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "UnexpectedTracerError", "MissingRuleError", "PluginError", "PluginConflictError",
            "ShapeError", "PlugaxError", "TracerArrayConversionError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
            "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
-           "jacrev", "hessian", "linear_transpose", "custom_jvp", "custom_vjp", "registry", "plugin_api_version",
+           "jacrev", "hessian", "linear_transpose", "block_until_ready", "custom_jvp",
+           "custom_vjp", "registry", "plugin_api_version",
            "tree_util", "numpy", "lax", "dtypes"]
 
 registry.add_builtin(kernel_plugin, "kernel")

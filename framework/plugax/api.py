@@ -20,7 +20,8 @@ from .interpreters.jvp import jvp_flat
 from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr
 
-__all__ = ["jvp", "vmap", "make_jaxpr", "flatten_fun", "flatten_fun_aux", "argnums_partial"]
+__all__ = ["jvp", "vmap", "make_jaxpr", "flatten_fun", "flatten_fun_aux", "argnums_partial",
+           "block_until_ready"]
 
 
 class _Store:
@@ -227,3 +228,21 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callabl
         return trace_to_jaxpr(flat_fun, [get_aval(x) for x in leaves])
 
     return make
+
+
+def block_until_ready(x: Any) -> Any:
+    """Wait until every Array leaf of the pytree `x` is computed, then return `x`.
+
+    Jitted calls return as soon as the computation is enqueued, so a benchmark
+    or a hand-off to another process waits here. As in JAX, any other leaf with
+    a `block_until_ready` method is waited on too, and the rest (scalars,
+    NumPy arrays, tracers, None) pass through untouched.
+    """
+    for leaf in tu.tree_leaves(x):
+        if type(leaf) is Array:
+            leaf.block_until_ready()
+            continue
+        wait = getattr(leaf, "block_until_ready", None)
+        if callable(wait) and not isinstance(leaf, Tracer):
+            wait()
+    return x

@@ -20,6 +20,7 @@ from .core import trace as core
 from .core.avals import ShapedArray
 from .errors import PlugaxError
 from .interpreters.ad_util import instantiate, zeros_like_aval
+from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
 from .plugins.hookspec import hookimpl
 from .plugins.ruleset import PluginInfo, RuleSet
@@ -184,7 +185,8 @@ def _custom_call_impl(ctx, *args, call_jaxpr, **_):
     return [o._value for o in outs]
 
 
-def _custom_call_abstract_eval(ctx, *avals, call_jaxpr, **_):
+def _custom_call_abstract_eval(ctx, *avals, call_jaxpr, name, **_):
+    check_call_operands(f"the custom-derivative call of '{name}'", call_jaxpr, avals)
     return list(call_jaxpr.out_avals)
 
 

@@ -22,7 +22,7 @@ from .interpreters.partial_eval import PartialEvalTrace
 from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal
 from .jaxpr.interpret import eval_jaxpr
-from .jaxpr.check import typecheck_jaxpr
+from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, lower_jaxpr_to_module
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
@@ -43,7 +43,7 @@ __all__ = [
     "not_mapped", "moveaxis", "broadcast_batched", "bdim_at_front", "move_batch_axis",
     "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
-    "eval_jaxpr", "typecheck_jaxpr",
+    "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",

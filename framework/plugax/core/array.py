@@ -17,26 +17,11 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from .avals import ShapedArray, register_aval_handler
+from .avals import ShapedArray, register_aval_handler, signature_id
 
-__all__ = ["Array", "as_array", "from_impl_value", "canonicalize_value", "signature_id",
+__all__ = ["Array", "as_array", "typed_array", "from_impl_value", "canonicalize_value",
+           "signature_id",
            "shared_constant", "array_value", "signature_of"]
-
-_signature_ids: dict[tuple, int] = {}
-
-
-def signature_id(shape: tuple, dtype: Any, weak_type: bool) -> int:
-    """A small int naming (shape, dtype, weak type), the same for equal triples.
-
-    jit's cached-call path keys on these: a tuple of ints hashes and compares
-    far faster than a tuple of shapes and NumPy dtypes, and an Array computes
-    its id once (`_sig`), or is born with it when it comes out of a jitted call.
-    """
-    key = (shape, dtype, weak_type)
-    sig = _signature_ids.get(key)
-    if sig is None:
-        sig = _signature_ids.setdefault(key, len(_signature_ids))
-    return sig
 
 
 class Array:
@@ -179,6 +164,23 @@ def from_impl_value(value: Any, weak_type: bool = False) -> Array:
         # later operation on them is several times faster than on a NumPy scalar
         value = np.asarray(value)
     return Array(canonicalize_value(value), weak_type)
+
+
+def typed_array(value: np.ndarray, aval: ShapedArray) -> Array:
+    """An Array of the ndarray `value`, whose type `aval` is already known.
+
+    Eager evaluation knows each result's aval before it wraps it (abstract_eval
+    ran first), so the Array is born with that aval and its signature id instead
+    of rebuilding them when it is next used as an operand."""
+    self = _new_object(Array)
+    self._value = value
+    self._buf = None
+    self._aval = aval
+    self._sig = aval._sig
+    self.shape = aval.shape
+    self.dtype = aval.dtype
+    self.weak_type = aval.weak_type
+    return self
 
 
 def as_array(x: Any, dtype: Any = None) -> Array:

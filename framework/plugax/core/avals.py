@@ -13,19 +13,45 @@ import numpy as np
 
 from .. import dtypes
 
-__all__ = ["ShapedArray", "get_aval", "register_aval_handler"]
+__all__ = ["ShapedArray", "get_aval", "register_aval_handler", "signature_id"]
+
+_signature_ids: dict[tuple, int] = {}
+
+
+def signature_id(shape: tuple, dtype: Any, weak_type: bool) -> int:
+    """A small int naming (shape, dtype, weak type), the same for equal triples.
+
+    Hot caches key on these: a tuple of ints hashes and compares far faster
+    than a tuple of shapes and NumPy dtypes. jit's cached-call path keys on an
+    Array's id (`Array._sig`, computed once, or born with it out of a jitted
+    call), and the memoised abstract_eval keys on the ids of its operands
+    (`ShapedArray._sig` or `Array._sig`: one space, so an eager bind and a
+    staged one share cache entries).
+    """
+    key = (shape, dtype, weak_type)
+    sig = _signature_ids.get(key)
+    if sig is None:
+        sig = _signature_ids.setdefault(key, len(_signature_ids))
+    return sig
 
 
 class ShapedArray:
     """The set of all arrays with a given shape, dtype and weak type."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_sig")
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
         self.shape = _normal_shape(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+
+    def __getattr__(self, name: str) -> Any:
+        # only reached for the unset `_sig` slot: computed on first use, then a slot read
+        if name == "_sig":
+            sig = self._sig = signature_id(self.shape, self.dtype, self.weak_type)
+            return sig
+        raise AttributeError(f"'ShapedArray' object has no attribute '{name}'")
 
     @property
     def ndim(self) -> int:

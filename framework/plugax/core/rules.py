@@ -17,6 +17,7 @@ __all__ = [
     "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
     "weak_type_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
     "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
+    "run_abstract_eval", "abstract_eval_cache", "forget_abstract_evals",
 ]
 
 
@@ -70,8 +71,7 @@ def all_weak(weak_flags, **params) -> list[bool]:
 
 def first_weak(weak_flags, **params) -> list[bool]:
     """Weak-type rule of ops that rearrange or reduce their first operand (shape ops,
-    reductions): the result is weak exactly when that operand is. Eager evaluation
-    recognises this rule (and `all_weak`) and skips calling it."""
+    reductions): the result is weak exactly when that operand is."""
     return [weak_flags[0]]
 
 
@@ -88,40 +88,80 @@ def missing_rule(primitive: Any, kind: str, transformation: str) -> MissingRuleE
     return MissingRuleError(primitive, kind, transformation, owner)
 
 
-_abstract_eval_cache: dict[tuple, Any] = {}
+# (primitive, operand signature ids..., params items...) -> output aval
+abstract_eval_cache: dict[tuple, Any] = {}
+_CACHE_LIMIT = 4096
 
 
 def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: str) -> Any:
     """The output aval(s) of `primitive` applied to `avals_in`, memoized.
 
-    Every staging trace needs this per equation, and `grad` or `make_jaxpr` of
-    the same function stage the same equations with the same operand types
-    again: abstract_eval rules are pure functions of (avals, params), so a lookup
-    is cheaper than rerunning the shape, dtype and weak-type rules. The rule
-    object is part of the key, so replacing a rule (scoped_plugin) never reuses
-    a stale answer; a config change (enable_x64 changes what dtypes rules
-    produce) empties the cache; unhashable params and higher-order primitives
-    (whose params hold jaxprs a cache would keep alive) skip it; it is bounded.
+    Every bind needs this: staging traces to type each equation, and eager
+    evaluation to check its operands exactly as tracing would (so an eager
+    call accepts what a traced one accepts, and its result has the same
+    type). abstract_eval rules are pure functions of (avals, params), so a
+    lookup is far cheaper than rerunning the shape, dtype and weak-type rules.
+
+    The key is the primitive, each operand's signature id (`ShapedArray._sig`,
+    the same number as `Array._sig`) and the params; EvalTrace builds the same
+    key straight from its Arrays. The cache is emptied when the rule tables
+    are rebuilt (`forget_abstract_evals`) and when the config changes
+    (enable_x64 changes what dtypes rules produce); unhashable params and
+    multiple-result primitives (higher-order ones, whose params hold jaxprs a
+    cache would keep alive) skip it. When full it starts over.
     """
-    rule = abstract_eval_rules.get(primitive)
-    if rule is None:
-        raise missing_rule(primitive, "abstract_eval", transformation)
     if primitive.multiple_results:
-        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
-    key = [rule, len(avals_in)]   # built by a loop: a comprehension costs a call of its own
+        return run_abstract_eval(primitive, avals_in, params, transformation)
+    key = [primitive]   # built by a loop: a comprehension costs a call of its own
     for a in avals_in:
-        key += (a.shape, a.dtype, a.weak_type)
-    key += params.items()
+        key.append(a._sig)
+    if params:
+        key += params.items()
     key = tuple(key)
     try:
-        out = _abstract_eval_cache.get(key)
+        out = abstract_eval_cache.get(key)
     except TypeError:   # an unhashable param value
-        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+        return run_abstract_eval(primitive, avals_in, params, transformation)
     if out is None:
-        out = rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
-        if len(_abstract_eval_cache) < 4096:
-            _abstract_eval_cache[key] = out
+        out = run_abstract_eval(primitive, avals_in, params, transformation)
+        if len(abstract_eval_cache) >= _CACHE_LIMIT:
+            abstract_eval_cache.clear()
+        abstract_eval_cache[key] = out
     return out
 
 
-config.on_change(lambda name, value: _abstract_eval_cache.clear())
+def run_abstract_eval(primitive: Any, avals_in: list, params: dict,
+                      transformation: str) -> Any:
+    """Call the abstract_eval rule (no cache). A rejection (TypeError, ValueError)
+    gets the user's call site appended, so it reads the same whether the
+    operation ran eagerly or under a trace, and points at the offending line."""
+    rule = abstract_eval_rules.get(primitive)
+    if rule is None:
+        raise missing_rule(primitive, "abstract_eval", transformation)
+    try:
+        return rule(ABSTRACT_EVAL_CTX, *avals_in, **params)
+    except (TypeError, ValueError) as err:
+        _add_call_site(err)
+        raise
+
+
+def _add_call_site(err: Exception) -> None:
+    """Append "at file:line (function)", the user's call site, to a rule's error message,
+    once (an error re-raised through an enclosing bind keeps the innermost site)."""
+    if getattr(err, "_plugax_call_site", False) or not err.args \
+            or not isinstance(err.args[0], str):
+        return
+    from .trace import user_frame   # trace imports this module
+    err.args = (f"{err.args[0]}\n  at {user_frame()}", *err.args[1:])
+    try:
+        err._plugax_call_site = True
+    except AttributeError:   # an exception type with __slots__: marking is best effort
+        pass
+
+
+def forget_abstract_evals() -> None:
+    """Empty the abstract_eval cache (the rules changed, or the config did)."""
+    abstract_eval_cache.clear()
+
+
+config.on_change(lambda name, value: forget_abstract_evals())

@@ -20,13 +20,12 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from .. import dtypes
 from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversionError, \
     UnexpectedTracerError
-from .array import _NON_CANONICAL, Array, canonicalize_value, from_impl_value
+from .array import Array, canonicalize_value, typed_array
 from .avals import ShapedArray, get_aval
-from .rules import IMPL_CTX, ABSTRACT_EVAL_CTX, impl_rules, abstract_eval_rules, \
-    weak_type_rules, missing_rule, all_weak, first_weak
+from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, missing_rule, \
+    rule_owner
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
            "is_eager",
@@ -241,62 +240,70 @@ _scalar_types = (bool, int, float, complex)
 
 
 class EvalTrace(Trace):
-    """The bottom interpreter: runs each primitive's impl rule on concrete data."""
+    """The bottom interpreter: runs each primitive's impl rule on concrete data.
+
+    Every bind first runs the primitive's abstract_eval on its operands' types
+    (memoised, so usually one dict lookup): an eager call accepts exactly what a
+    traced call accepts, rejects the rest with the same error, and its result
+    has the type tracing would give it (dtype, shape, weak type), whatever
+    NumPy's own promotion would have done.
+    """
 
     def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
-        # Fast path, fused for the common eager case: every operand an Array, one
-        # output, a weak-type rule (so abstract_eval is never needed), and NumPy
-        # returning an ndarray. Anything else takes the general path below, which
-        # gives the same result.
+        # Fast path, fused for the common eager case: every operand an Array whose
+        # signature (with the params) is already in the abstract_eval cache, one
+        # output, and NumPy returning an ndarray of the predicted dtype. Anything
+        # else takes the general path, which gives the same result. (The shape
+        # is checked there, on the signature's first evaluation: a NumPy
+        # function's output shape depends only on its operands' shapes.)
         vals = []
+        key = [primitive]   # the key `abstract_eval` builds, straight from the Arrays
         for x in args:
             if type(x) is not Array:
                 return self._process_general(primitive, args, params)
             vals.append(x._value)
+            key.append(x._sig)
+        if params:
+            key += params.items()
+        try:
+            aval = abstract_eval_cache[tuple(key)]
+        except (KeyError, TypeError):   # not seen yet, or an unhashable param value
+            return self._process_general(primitive, args, params)
         rule = impl_rules.get(primitive)
-        weak_rule = weak_type_rules.get(primitive)
-        if rule is None or weak_rule is None or primitive.multiple_results:
+        if rule is None:
             return self._process_general(primitive, args, params)
         try:   # _run_impl, inlined: this is the hottest call in eager code and reverse mode
             out = rule(IMPL_CTX, *vals, **params)
         except PlugaxError:
             raise
         except Exception as err:
-            raise _explain_impl_failure(primitive, vals, params, err) from err
-        # weak operands are rare: the two common rules decide on the first operand alone
-        # whenever it is strong
-        weak = args[0].weak_type if args else False
-        if weak and weak_rule is all_weak:
-            for x in args:
-                if not x.weak_type:
-                    weak = False
-                    break
-        elif weak_rule is not all_weak and weak_rule is not first_weak:
-            weak = weak_rule([x.weak_type for x in args], **params)[0]
-        if type(out) is not np.ndarray or (out.dtype in _NON_CANONICAL
-                                           and not dtypes.config.enable_x64):
-            return from_impl_value(out, weak)
-        return Array(out, weak)
+            raise _impl_failure(primitive, vals, params, err) from err
+        if type(out) is not np.ndarray or out.dtype is not aval.dtype:
+            return _as_result(out, aval, primitive)
+        result = _new_array(Array)   # typed_array, inlined
+        result._value = out
+        result._buf = None
+        result._aval = aval
+        result._sig = aval._sig
+        result.shape = aval.shape
+        result.dtype = aval.dtype
+        result.weak_type = aval.weak_type
+        return result
 
     def _process_general(self, primitive: Primitive, args: tuple, params: dict) -> Any:
-        vals, any_weak = [], False
+        vals, avals = [], []
         for x in args:
-            if type(x) is Array:
-                vals.append(x._value)
-                any_weak = any_weak or x.weak_type
-            else:
-                val, weak = _eval_operand(x, primitive)
-                vals.append(val)
-                any_weak = any_weak or weak
+            val, aval = _eval_operand(x, primitive)
+            vals.append(val)
+            avals.append(aval)
         rule = impl_rules.get(primitive)
         if rule is None:
             raise missing_rule(primitive, "impl", "evaluation")
+        out_aval = abstract_eval(primitive, avals, params, "evaluation")
         out = _run_impl(rule, primitive, vals, params)
-        weak = _output_weak_types(primitive, args, params, any_weak)
         if primitive.multiple_results:
-            weak = weak or [False] * len(out)
-            return [from_impl_value(o, w) for o, w in zip(out, weak)]
-        return from_impl_value(out, weak[0] if weak else False)
+            return [_as_result(o, a, primitive) for o, a in zip(out, out_aval)]
+        return _as_result(out, out_aval, primitive)
 
     def describe(self) -> str:
         return "EvalTrace"
@@ -309,12 +316,16 @@ def _run_impl(rule: Any, primitive: Primitive, vals: list, params: dict) -> Any:
     except PlugaxError:
         raise
     except Exception as err:
-        raise _explain_impl_failure(primitive, vals, params, err) from err
+        raise _impl_failure(primitive, vals, params, err) from err
 
 
-def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, bool]:
+def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, ShapedArray]:
+    """(NumPy value, aval) of an operand, typed as a jaxpr trace would type it."""
+    if type(x) is Array:
+        return x._value, x.aval
     if type(x) in _scalar_types:
-        return np.asarray(x, dtypes.python_scalar_dtype(x)), True
+        aval = get_aval(x)   # weak, as a Literal in a jaxpr
+        return np.asarray(x, aval.dtype), aval
     if isinstance(x, Tracer):
         raise UnexpectedTracerError(
             f"Encountered an unexpected tracer: {x!r} reached primitive '{primitive}' outside "
@@ -322,9 +333,10 @@ def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, bool]:
             f"usually by being stored in a global, a closure or an attribute during a traced "
             f"call and used after that call returned.{_creation_site(x)}")
     if isinstance(x, (np.ndarray, np.generic)):
-        return canonicalize_value(x), False
+        value = canonicalize_value(np.asarray(x))
+        return value, get_aval(value)
     if isinstance(x, Array):
-        return x._value, x.weak_type
+        return x._value, x.aval
     if hasattr(x, "__array__"):
         return _eval_operand(np.asarray(x), primitive)
     raise TypeError(f"primitive '{primitive}' got an argument of type {type(x).__name__} "
@@ -336,43 +348,37 @@ def _creation_site(tracer: Tracer) -> str:
     return f"\nThe tracer was created by {tracer._trace.describe()} at {site}." if site else ""
 
 
-def _output_weak_types(primitive: Primitive, args: tuple, params: dict,
-                       any_weak: bool) -> list[bool] | None:
-    """Weak types of the outputs; None means "all strong".
+def _as_result(out: Any, aval: ShapedArray, primitive: Primitive) -> Array:
+    """An impl's output as an Array of exactly `aval`'s type.
 
-    The common rule (`all_weak`) cannot produce a weak output from strong
-    inputs, so it is skipped then; any other rule (e.g. convert_element_type's,
-    which reads its `weak_type` param) always runs. Without a rule, abstract_eval
-    decides, but only when some input is weak.
+    NumPy may compute in another dtype than JAX's rules give (int64 where x64 is
+    off, a float64 scalar); the result takes the abstract dtype, so eager and
+    traced code agree. A shape disagreement is a bug in the primitive's rules.
+    An impl that returns an Array (a compiled call's device result) keeps it,
+    so device buffers are not copied back to the host.
     """
-    rule = weak_type_rules.get(primitive)
-    if rule is not None:
-        if rule is all_weak and not any_weak:
-            return None
-        return rule([dtypes.is_weakly_typed_value(x) for x in args], **params)
-    if not any_weak:
-        return None
-    avals = abstract_eval_rules[primitive](ABSTRACT_EVAL_CTX, *map(get_aval, args), **params)
-    avals = avals if primitive.multiple_results else [avals]
-    return [a.weak_type for a in avals]
+    if type(out) is Array:
+        return out
+    value = np.asarray(out)
+    if value.dtype != aval.dtype:
+        value = value.astype(aval.dtype)
+    if value.shape != aval.shape:
+        raise PlugaxError(
+            f"primitive '{primitive}': its impl rule returned shape {value.shape} where its "
+            f"abstract_eval rule says {aval.str_short()}; the two rules disagree (a bug in "
+            f"the plugin that defines it: {rule_owner.get(primitive, '?')})")
+    return typed_array(value, aval)
 
 
-def _explain_impl_failure(primitive: Primitive, vals: list, params: dict, err: Exception):
-    """Turn a NumPy failure into a message naming the primitive and its operand types."""
-    avals = [get_aval(v) for v in vals]
-    rule = abstract_eval_rules.get(primitive)
-    if rule is not None:
-        try:
-            rule(ABSTRACT_EVAL_CTX, *avals, **params)
-        except PlugaxError as typed:
-            return typed
-        except TypeError as typed:
-            return typed
-    shown = ", ".join(a.str_short() for a in avals)
+def _impl_failure(primitive: Primitive, vals: list, params: dict, err: Exception):
+    """A NumPy failure (abstract_eval accepted the operands) as an error naming the
+    primitive, its operand types and the user's call site."""
+    shown = ", ".join(get_aval(v).str_short() for v in vals)
     return PlugaxError(f"primitive '{primitive}' failed on operands ({shown}) with params "
-                       f"{params}: {type(err).__name__}: {err}")
+                       f"{params}: {type(err).__name__}: {err}\n  at {user_frame()}")
 
 
+_new_array = object.__new__
 eval_trace = EvalTrace()
 _state = _TraceState()
 

@@ -5,10 +5,10 @@ from typing import Any, NamedTuple
 
 from ..core.avals import ShapedArray
 from ..core.rules import ABSTRACT_EVAL_CTX, abstract_eval_rules, missing_rule
-from ..errors import PlugaxError
+from ..errors import PlugaxError, ShapeError
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 
-__all__ = ["JaxprTypeError", "JaxprType", "typecheck_jaxpr"]
+__all__ = ["JaxprTypeError", "JaxprType", "typecheck_jaxpr", "check_call_operands"]
 
 
 class JaxprTypeError(PlugaxError, TypeError):
@@ -27,6 +27,22 @@ class JaxprType(NamedTuple):
 
 def _same_type(a: ShapedArray, b: ShapedArray) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype
+
+
+def check_call_operands(what: str, closed: ClosedJaxpr, avals: Any) -> None:
+    """Raise a ShapeError unless `avals` fit the inputs of the jaxpr a call-like
+    primitive runs (same shapes and dtypes; weak types may differ).
+
+    The abstract_eval rule of such a primitive (pjit, custom_jvp_call) answers
+    with the jaxpr's output types; without this check it would also accept
+    operands the jaxpr cannot take, which only evaluation would then reject.
+    `what` names the call in the message, e.g. "primitive 'pjit' (inner)"."""
+    expected = closed.in_avals
+    if len(avals) == len(expected) and all(map(_same_type, avals, expected)):
+        return
+    raise ShapeError(f"{what} runs a jaxpr taking "
+                     f"({', '.join(a.str_short() for a in expected)}) but got operands "
+                     f"({', '.join(a.str_short() for a in avals)})")
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> JaxprType:

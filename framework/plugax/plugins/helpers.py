@@ -162,24 +162,11 @@ def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | N
     """RuleSet of an n-ary elementwise primitive with lax's scalar broadcasting."""
     dtype_rule = dtype_rule or same_dtypes(prim)
     abstract_eval = standard_abstract_eval(prim, broadcasting_shape(prim), dtype_rule, weak_type)
-
-    def checked_impl(ctx, *args, **params):
-        # Eager evaluation skips abstract_eval for speed, but NumPy would quietly
-        # broadcast or promote mismatched operands: on any mismatch, let
-        # abstract_eval raise its ShapeError (it also accepts, e.g., select_n's
-        # boolean predicate).
-        first = args[0]
-        dtype, shape = first.dtype, first.shape
-        for x in args[1:]:
-            if (x.dtype is not dtype and x.dtype != dtype) or (
-                    x.shape != shape and x.ndim and first.ndim):
-                abstract_eval(ctx, *map(get_aval, args), **params)
-                break
-        return impl(*args, **params)
-
+    # no operand check in the impl: eager evaluation runs abstract_eval first, so
+    # NumPy never sees operands it would quietly broadcast or promote
     return RuleSet(
         primitive=prim,
-        impl=checked_impl,
+        impl=lambda ctx, *args, **params: impl(*args, **params),
         abstract_eval=abstract_eval,
         vmap=rules.pop("vmap", None) or broadcasting_vmap(prim),
         weak_type=weak_type,

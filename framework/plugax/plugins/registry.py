@@ -164,6 +164,7 @@ class Registry:
             R.lowering_rules.clear()
             R.rule_owner.clear()
             R.rule_origin.clear()
+            R.forget_abstract_evals()
             clear_frontend()
             loaded = [r for r in self.records.values() if r.status == "loaded"]
             accepted = [r for r in loaded if self._accept(r)]

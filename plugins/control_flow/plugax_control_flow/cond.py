@@ -22,8 +22,7 @@ from plugax.extend import (ClosedJaxpr, Jaxpr, Primitive, RuleSet, ShapedArray, 
                            jvp_jaxpr, moveaxis, partial_eval_jaxpr, tangent_aval,
                            transpose_jaxpr)
 
-from .common import (closed_call, join_weak, materialize, retrace, run_closed, same_type,
-                     zeros_of)
+from .common import closed_call, materialize, retrace, run_closed, same_type, zeros_of
 
 __all__ = ["cond_p", "RULES"]
 
@@ -48,7 +47,9 @@ def _abstract_eval(ctx, index_aval, *operand_avals, branches):
                 map(same_type, branch.out_avals, branches[0].out_avals)):
             raise TypeError(f"cond: branch {i} returns ({_show(branch.out_avals)}) but "
                             f"branch 0 returns ({_show(branches[0].out_avals)})")
-    return join_weak(*[b.out_avals for b in branches])
+    # Branches may differ in weak types; as in JAX, the outputs take branch 0's
+    # (which branch runs is data, so the type cannot depend on it)
+    return list(branches[0].out_avals)
 
 
 def _show(avals: Sequence[ShapedArray]) -> str:

@@ -5,9 +5,9 @@ sub-jaxprs (closed-over values become leading operands), checks that the
 output structures and types agree, and binds one primitive.
 
 Weak types: a carry that starts weak (say the Python float ``0.``) but comes
-back strong from the body is made strong from the start, and a branch output
-that is weak where another branch's is strong is made strong, so every loop
-and cond has one type per value (JAX does the same).
+back strong from the body is made strong from the start, so every loop has one
+type per value (JAX does the same). Branches of a cond may differ in weak type
+alone; as in JAX, nothing is converted and the outputs take branch 0's types.
 """
 from __future__ import annotations
 
@@ -77,20 +77,9 @@ def _bind_cond(index: Any, funs: list, operands: tuple, labels: list) -> Any:
     for (jaxpr, _, tree), label in zip(traced[1:], labels[1:]):
         check_same_types("cond branches' outputs", traced[0][2], traced[0][0].out_avals,
                          labels[0], tree, jaxpr.out_avals, label)
-    out_avals = join_weak(*[t[0].out_avals for t in traced])
-    if any(t[0].out_avals != out_avals for t in traced):
-        traced = [trace_function(_strong_outputs(f, out_avals), in_tree, in_avals)
-                  for f in funs]
     branches, all_consts = _common_consts(traced)
     outs = cond_p.bind(index, *all_consts, *ops_flat, branches=branches)
     return tu.tree_unflatten(traced[0][2], outs)
-
-
-def _strong_outputs(fun: Callable, avals: list) -> Callable:
-    def strong_fun(*args):
-        leaves, tree = tu.tree_flatten(fun(*args))
-        return tu.tree_unflatten(tree, [strong(x, a) for x, a in zip(leaves, avals)])
-    return strong_fun
 
 
 def _common_consts(traced: list) -> tuple[tuple, list]:
@@ -136,6 +125,13 @@ def _promote_carry(what: str, init_flat: list, in_tree: Any, out_tree: Any,
     new_init = [strong(x, a) for x, a in zip(init_flat, target)]
     changed = target != in_avals or target != list(out_avals)
     return new_init, target, changed
+
+
+def _strong_outputs(fun: Callable, avals: list) -> Callable:
+    def strong_fun(*args):
+        leaves, tree = tu.tree_flatten(fun(*args))
+        return tu.tree_unflatten(tree, [strong(x, a) for x, a in zip(leaves, avals)])
+    return strong_fun
 
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:

@@ -2,10 +2,12 @@
 
 Plan for `einsum("ij,jk->ik", x, y)`: every operand first loses its repeated
 letters (a diagonal: a constant mask keeps the equal-index entries, a
-reduce_sum drops the duplicate axis) and the letters no later step needs
-(reduce_sum). Two operands then meet in one dot_general: shared letters that
-are still needed later are batch dimensions, the other shared letters are
-contracted. A final transpose puts the letters in the output's order.
+reduce_sum drops the duplicate axis); a shared letter of size 1 in one operand
+and larger in the other is squeezed from the first (NumPy broadcasting, as in
+JAX); then the letters no later step needs go (reduce_sum). Two operands then
+meet in one dot_general: shared letters that are still needed later are batch
+dimensions, the other shared letters are contracted. A final transpose puts the
+letters in the output's order.
 """
 from __future__ import annotations
 
@@ -86,8 +88,40 @@ def _keep_only(x: Any, letters: str, keep: set) -> tuple[Any, str]:
     return x, letters
 
 
+def _unbroadcast(x: Any, xl: str, y: Any, yl: str) -> tuple[Any, str, Any, str]:
+    """Squeeze a shared letter's size-1 axis where the other operand's is larger.
+
+    NumPy (and JAX) broadcast a letter of size 1 against the same letter of any
+    size; after the squeeze the letter belongs to the other operand alone, so it
+    is summed away or kept like any unshared letter. Other size mismatches are
+    errors naming the letter.
+    """
+    import plugax.lax as lax
+    xs, ys = get_aval(x).shape, get_aval(y).shape
+    drop_x, drop_y = [], []
+    for i, c in enumerate(xl):
+        j = yl.find(c)
+        if j < 0 or xs[i] == ys[j]:
+            continue
+        if xs[i] != 1 and ys[j] != 1:
+            raise ValueError(f"einsum: letter {c!r} has size {xs[i]} in one operand and "
+                             f"{ys[j]} in another (shapes {xs} and {ys}); sizes must agree "
+                             f"or be 1")
+        (drop_x if xs[i] == 1 else drop_y).append(i if xs[i] == 1 else j)
+    if drop_x:
+        x, xl = lax.squeeze(x, tuple(drop_x)), "".join(
+            c for i, c in enumerate(xl) if i not in drop_x)
+    if drop_y:
+        y, yl = lax.squeeze(y, tuple(drop_y)), "".join(
+            c for j, c in enumerate(yl) if j not in drop_y)
+    return x, xl, y, yl
+
+
 def _pair(x: Any, xl: str, y: Any, yl: str, keep: set, dtype: Any) -> tuple[Any, str]:
     """One dot_general: shared letters still needed are batch dims, the rest contract."""
+    x, xl = _diagonal(x, xl)
+    y, yl = _diagonal(y, yl)
+    x, xl, y, yl = _unbroadcast(x, xl, y, yl)
     x, xl = _keep_only(x, xl, keep | set(yl))
     y, yl = _keep_only(y, yl, keep | set(xl))
     shared = [c for c in xl if c in yl]

@@ -14,7 +14,7 @@ import numpy as np
 import plugax.lax as lax
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Zero, all_weak,
-                           broadcast_batched, get_aval, instantiate,
+                           broadcast_batched, get_aval, instantiate, is_eager,
                            is_undefined_primal, moveaxis, same_dtypes)
 
 from . import lowering as L
@@ -72,11 +72,15 @@ def convert(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """`x` as `new_dtype` (canonicalised); a no-op when the type already matches.
 
     Concrete values (Python scalars, NumPy values, Arrays) are converted on the
-    spot: they are constants, so no equation is recorded (and eager code skips a
-    bind). Tracers go through the primitive.
+    spot when no transformation is running (eager code skips a bind), and, as
+    JAX's constant folding does, when they are rank-0 (a jaxpr shows them as a
+    literal of the new type). Under a transformation a larger constant goes
+    through the primitive like a tracer: a jaxpr then hoists it with its own
+    dtype and weak type and records the conversion, as JAX's does.
     """
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if type(x) in _CONSTANTS or isinstance(x, (np.ndarray, np.generic)):
+    if (type(x) in _CONSTANTS or isinstance(x, (np.ndarray, np.generic))) and (
+            is_eager() or not np.shape(x)):
         value = np.asarray(x)
         if type(x) is Array and value.dtype == new_dtype and x.weak_type == weak_type:
             return x

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from plugax.extend import (ClosedJaxpr, Primitive, RuleSet, Zero, batch_jaxpr, bdim_at_front,
-                           is_undefined_primal, instantiate, jvp_jaxpr, lower_jaxpr_to_module,
-                           partial_eval_jaxpr, registry_version, runtime, transpose_jaxpr)
+                           check_call_operands, is_undefined_primal, instantiate, jvp_jaxpr,
+                           lower_jaxpr_to_module, partial_eval_jaxpr, registry_version, runtime,
+                           transpose_jaxpr)
 
 __all__ = ["pjit_p", "RULES", "executable_for"]
 
@@ -64,6 +65,7 @@ def _impl(ctx, *args: np.ndarray, jaxpr: ClosedJaxpr, name: str) -> list:
 
 
 def _abstract_eval(ctx, *avals, jaxpr: ClosedJaxpr, name: str) -> list:
+    check_call_operands(f"primitive 'pjit' ({name})", jaxpr, avals)
     return list(jaxpr.out_avals)
 
 
