@@ -9,6 +9,12 @@ the rule; their jvp/vmap rules below hand the call back to the trace that
 processes them, exactly as if the user's function had been called there. For
 custom_vjp, the tangent is a `custom_lin` equation whose transpose calls the
 user's backward function; it has no forward-mode meaning.
+
+Rules may call functions with rules (docs/custom-derivatives.md, "Rules that call
+functions with rules"): `fwd` and `bwd` run under the enclosing transformations,
+so a derivative of a derivative differentiates them as code, and a partial
+evaluation trace hands a call on known values to its parent as a call, so an
+outer derivative still sees it and uses its rule.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ from . import tree_util as tu
 from .core import trace as core
 from .core.avals import ShapedArray
 from .errors import PlugaxError
-from .interpreters.ad_util import instantiate, zeros_like_aval
+from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
 from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
 from .plugins.hookspec import hookimpl
@@ -141,21 +147,61 @@ class custom_vjp:
                 raise TypeError(f"custom_vjp bwd must return a tuple with one cotangent per "
                                 f"differentiable argument ({len(dyn)}), got {cts_in!r}")
             leaves = []
-            for ct, arg in zip(cts_in, dyn):
-                arg_leaves = tu.tree_leaves(arg)
-                leaves += ([zeros_like_aval(core.get_aval(a)) for a in arg_leaves]
-                           if ct is None else tu.tree_leaves(ct))
+            for k, (ct, arg) in enumerate(zip(cts_in, dyn)):
+                arg_leaves, arg_tree = tu.tree_flatten(arg)
+                if ct is None:
+                    leaves += [zeros_like_aval(core.get_aval(a)) for a in arg_leaves]
+                    continue
+                ct_leaves, ct_tree = tu.tree_flatten(ct)
+                _check_bwd_output(k, arg_leaves, arg_tree, ct_leaves, ct_tree)
+                leaves += ct_leaves
             return leaves
 
         outs = core.current_trace().process_custom_vjp_call(flat_fun, flat_fwd, flat_bwd, flat)
         return tu.tree_unflatten(trees["out"], outs)
 
 
+def _check_bwd_output(k: int, arg_leaves: list, arg_tree, ct_leaves: list, ct_tree) -> None:
+    """A bwd output must be structured and shaped like its argument (as JAX requires):
+    a cotangent of another shape would otherwise broadcast into the sum of
+    cotangents, or reach a compiled call with the wrong buffer, far from its cause."""
+    if ct_tree != arg_tree:
+        raise TypeError(f"custom_vjp bwd must return, for differentiable argument {k}, a "
+                        f"cotangent structured like the argument ({arg_tree}); got {ct_tree}")
+    for a, c in zip(arg_leaves, ct_leaves):
+        if isinstance(c, Zero):
+            continue
+        want, got = core.get_aval(a).shape, core.get_aval(c).shape
+        if want != got:
+            raise ValueError(f"custom_vjp bwd must return, for differentiable argument {k}, "
+                             f"a cotangent shaped like the argument: expected shape {want}, "
+                             f"got {got}")
+
+
 # --- the custom_lin primitive: the tangent of a custom_vjp call ---------------
 custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
 
 
-def _custom_lin_abstract_eval(ctx, *avals: ShapedArray, num_res, bwd, out_avals):
+def linearize_custom_vjp(fwd: Callable, bwd: Callable, primals: Sequence[Any],
+                         tangents: Sequence[Any]) -> tuple[list, list]:
+    """The jvp of a custom_vjp call, run one level out: primal outputs from `fwd`, and
+    output tangents from a `custom_lin` equation whose transpose calls `bwd`.
+
+    Only the tangents that are not symbolic zeros are operands: a zero tangent
+    (a constant's, or an integer input's float0) materialised here would be a
+    residual of the linear function, and a float0 array cannot reach a compiled
+    call. `nonzeros` says which inputs they belong to."""
+    from .interpreters.ad_util import tangent_aval
+    outs, res = fwd(*primals)
+    out_avals = tuple(tangent_aval(core.get_aval(o)) for o in outs)
+    nonzeros = tuple(type(t) is not Zero for t in tangents)
+    t_out = custom_lin_p.bind(*res, *[t for t in tangents if type(t) is not Zero],
+                              num_res=len(res), bwd=bwd, out_avals=out_avals,
+                              nonzeros=nonzeros)
+    return list(outs), list(t_out)
+
+
+def _custom_lin_abstract_eval(ctx, *avals: ShapedArray, num_res, bwd, out_avals, nonzeros):
     return list(out_avals)
 
 
@@ -164,10 +210,10 @@ def _custom_lin_no_forward(ctx, *args, **params):
                       "use custom_jvp, or reverse mode (vjp/grad)")
 
 
-def _custom_lin_transpose(ctx, cts, *args, num_res, bwd, out_avals):
+def _custom_lin_transpose(ctx, cts, *args, num_res, bwd, out_avals, nonzeros):
     res = list(args[:num_res])
     cts_in = bwd(res, [instantiate(c) for c in cts])
-    return [None] * num_res + list(cts_in)
+    return [None] * num_res + [ct for ct, nz in zip(cts_in, nonzeros) if nz]
 
 
 # --- staged custom calls: what a jaxpr trace records for custom_jvp / custom_vjp ---
@@ -208,12 +254,7 @@ def _custom_jvp_call_vmap(ctx, args, dims, *, call_jaxpr, jvp, name):
 
 
 def _custom_vjp_call_jvp(ctx, primals, tangents, *, call_jaxpr, fwd, bwd, name):
-    from .interpreters.ad_util import tangent_aval
-    outs, res = fwd(*primals)
-    out_avals = tuple(tangent_aval(core.get_aval(o)) for o in outs)
-    t_out = custom_lin_p.bind(*res, *[instantiate(t) for t in tangents],
-                              num_res=len(res), bwd=bwd, out_avals=out_avals)
-    return list(outs), list(t_out)
+    return linearize_custom_vjp(fwd, bwd, primals, tangents)
 
 
 def _custom_vjp_call_vmap(ctx, args, dims, *, call_jaxpr, fwd, bwd, name):
@@ -222,6 +263,25 @@ def _custom_vjp_call_vmap(ctx, args, dims, *, call_jaxpr, fwd, bwd, name):
     outs = vmap_flat(lambda *xs: core.current_trace().process_custom_vjp_call(fun, fwd, bwd, xs),
                      ctx.axis_size, dims, args, all_front())
     return outs, [0] * len(outs)
+
+
+def _custom_jvp_call_transpose(ctx, cts, *args, call_jaxpr, jvp, name):
+    """A custom_jvp call in a linear function (a custom_jvp function applied to tangents,
+    e.g. inside another rule): transpose the function itself, as JAX does; its rule is
+    a forward-mode rule and says nothing about the transpose."""
+    from .interpreters.ad_util import is_undefined_primal
+    from .interpreters.transpose import backward_pass
+    cts_in = iter(backward_pass(call_jaxpr.jaxpr, call_jaxpr.consts, list(args), list(cts)))
+    return [next(cts_in) if is_undefined_primal(a) else None for a in args]
+
+
+def _custom_vjp_call_transpose(ctx, cts, *args, call_jaxpr, fwd, bwd, name):
+    raise PlugaxError(
+        f"can't transpose custom_vjp function {name} applied to tangent values (e.g. "
+        f"called on the tangents inside a custom_jvp rule): its bwd is a VJP at a primal "
+        f"point, not the transpose of a linear function, and differentiating its body "
+        f"instead would silently ignore the rule. JAX refuses this too; make the function "
+        f"a custom_jvp, or call it on primal values.")
 
 
 def _custom_call_weak_type(weak_flags, *, call_jaxpr, **_):
@@ -242,11 +302,11 @@ class _KernelPlugin:
                       lowering={"default": _custom_call_lowering})
         return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
                         impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
-                        transpose=_custom_lin_transpose),
+                        vmap=_custom_lin_no_forward, transpose=_custom_lin_transpose),
                 RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, vmap=_custom_jvp_call_vmap,
-                        **common),
+                        transpose=_custom_jvp_call_transpose, **common),
                 RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, vmap=_custom_vjp_call_vmap,
-                        **common)]
+                        transpose=_custom_vjp_call_transpose, **common)]
 
 
 kernel_plugin = _KernelPlugin()

@@ -130,7 +130,8 @@ def test_custom_vjp_with_pytree_residuals():
         xs = pnp.linspace(0.0, 1.0, 3)
         np.testing.assert_allclose(np.asarray(px.vmap(px.grad(sin_times))(xs, xs + 1)),
                                    np.cos(np.asarray(xs)) * (np.asarray(xs) + 1))
-        jac = px.jacrev(lambda v: sin_times(v, 2.0))(xs)
+        # y shaped like x: bwd returns a cotangent for y shaped like x (JAX checks that too)
+        jac = px.jacrev(lambda v: sin_times(v, pnp.full_like(v, 2.0)))(xs)
         np.testing.assert_allclose(np.asarray(jac), np.diag(2 * np.cos(np.asarray(xs))))
 
 

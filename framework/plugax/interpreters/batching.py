@@ -114,10 +114,18 @@ class BatchTrace(core.Trace):
                 both = fwd_all(*xs)
                 return both[:split["n"]], both[split["n"]:]
             def bwd_b(res, cts):
+                # residuals and output cotangents carry their batch axis in front (fwd_b
+                # put it there); each input cotangent must come back in its input's
+                # layout: at that input's batch axis, or summed over the batch when the
+                # input was not batched (it was shared by every example)
                 nr = len(res)
-                body = lambda *rc: bwd(list(rc[:nr]), list(rc[nr:]))
-                return vmap_flat(body, self.axis_size, [0] * (nr + len(cts)),
-                                 [*res, *[instantiate(c) for c in cts]], all_front())
+                trace = BatchTrace(self.axis_size)
+                with core.new_trace_context(trace):
+                    ins = [trace.box(x, 0) for x in [*res, *[instantiate(c) for c in cts]]]
+                    outs = bwd(ins[:nr], ins[nr:])
+                    vals_dims = [trace.to_val_dim(o) for o in outs]
+                return [_ct_in_layout(v, d, dst, self.axis_size)
+                        for (v, d), dst in zip(vals_dims, dims)]
             return self._vmapped(fun, dims), fwd_b, bwd_b
         return self._batched_call(args, lambda t, f, fw, bw, v: t.process_custom_vjp_call(
             f, fw, bw, v), make)
@@ -171,6 +179,22 @@ def move_batch_axis(axis_size: int, src: int | None, dst: int, x: Any) -> Any:
 
 def bdim_at_front(x: Any, bdim: int | None, axis_size: int) -> Any:
     return move_batch_axis(axis_size, bdim, 0, x)
+
+
+def _ct_in_layout(ct: Any, src: int | None, dst: int | None, axis_size: int) -> Any:
+    """A cotangent batched at `src` (None: the same for every example), laid out like
+    its primal input: batched at `dst`, or, for an unbatched input, summed over the
+    batch. Symbolic zeros stay symbolic."""
+    from .ad_util import Zero
+    if type(ct) is Zero:
+        if dst is None:
+            return ct
+        shape = list(ct.aval.shape)
+        shape.insert(dst % (len(shape) + 1), axis_size)
+        return Zero(ct.aval.update(shape=tuple(shape)))
+    if dst is None:
+        return ct if src is None else _lax("reduce_sum")(ct, (src,))
+    return move_batch_axis(axis_size, src, dst, ct)
 
 
 def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequence[Any],

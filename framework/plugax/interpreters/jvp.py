@@ -11,7 +11,7 @@ from ..core import trace as core
 from ..core.array import Array, _array_aval, as_array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
-from .ad_util import Zero, instantiate, tangent_aval, zero_like
+from .ad_util import Zero, instantiate, zero_like
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
 
@@ -128,17 +128,14 @@ class JVPTrace(core.Trace):
 
     def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
         """Primal outputs from `fwd`; the tangent is a custom_lin eqn transposed by `bwd`."""
-        from ..custom_derivatives import custom_lin_p
+        from ..custom_derivatives import linearize_custom_vjp
         primals, tangents, all_zero = self._unbox_all(args)
         state = core._state
         state.trace = self.parent
         try:
             if all_zero:
                 return self.parent.process_custom_vjp_call(fun, fwd, bwd, primals)
-            outs, res = fwd(*primals)
-            out_avals = tuple(tangent_aval(get_aval(o)) for o in outs)
-            t_out = custom_lin_p.bind(*res, *[instantiate(t) for t in tangents],
-                                      num_res=len(res), bwd=bwd, out_avals=out_avals)
+            outs, t_out = linearize_custom_vjp(fwd, bwd, primals, tangents)
         finally:
             state.trace = self
         return [self.box(p, t) for p, t in zip(outs, t_out)]

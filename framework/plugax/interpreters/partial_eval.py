@@ -129,6 +129,36 @@ class PartialEvalTrace(core.Trace):
         self.eqns.append(_new_eqn(JaxprEqn, (atoms, outvars, primitive, params)))
         return [PartialEvalTracer(self, v.aval, v) for v in outvars]
 
+    # A custom-derivative call on known inputs belongs to the enclosing trace, rule and
+    # all: it is a primal computation there, and a JVP trace further out (grad of grad,
+    # where the inner linearization's primal work is the outer one's program) must see
+    # the call itself, not the body, to use the rule. On unknown inputs (partial
+    # evaluation only ever builds linear functions: the unknowns are tangents) a
+    # custom_jvp function is just staged (its jvp rule is not needed for a function
+    # that is only applied or transposed, as in JAX), and a custom_vjp call is staged
+    # as one equation: applying it runs the function; transposing it raises, as in JAX,
+    # since `bwd` is a VJP at a primal point, not the transpose of a linear map.
+    def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
+        if any(self.is_unknown(x) for x in args):
+            return fun(*args)
+        return self._known_call(lambda t: t.process_custom_jvp_call(fun, jvp, args))
+
+    def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
+        if any(self.is_unknown(x) for x in args):
+            from ..custom_derivatives import custom_vjp_call_p
+            from .staging import staged_custom_vjp_call
+            operands, params = staged_custom_vjp_call(fun, fwd, bwd, args)
+            return self.stage(custom_vjp_call_p, operands, params)
+        return self._known_call(lambda t: t.process_custom_vjp_call(fun, fwd, bwd, args))
+
+    def _known_call(self, process: Callable) -> list:
+        state = core._state
+        state.trace = parent = self.parent
+        try:
+            return process(parent)
+        finally:
+            state.trace = self
+
     def to_jaxpr(self, tracers_in: list, tracers_out: list, dce: bool = True) -> ClosedJaxpr:
         """The staged equations `tracers_out` need, as a jaxpr over `tracers_in`; the
         known values they use are its consts (the residuals). `dce=False` keeps every

@@ -90,17 +90,11 @@ class JaxprTrace(core.Trace):
 
     def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
         from ..custom_derivatives import custom_vjp_call_p
-        call_jaxpr, consts = self._trace_call(fun, args)
-        n = len(consts)
-        return self.process_primitive(custom_vjp_call_p, (*consts, *args), dict(
-            call_jaxpr=call_jaxpr, fwd=lambda *xs: fwd(*xs[n:]), bwd=_pad_cts(bwd, consts),
-            name=_name_of(fun)))
+        operands, params = staged_custom_vjp_call(fun, fwd, bwd, args)
+        return self.process_primitive(custom_vjp_call_p, operands, params)
 
     def _trace_call(self, fun, args: list) -> tuple[ClosedJaxpr, list]:
-        """Trace `fun`; closed-over values become leading inputs (constants of the call)."""
-        from .higher_order import close_over_nothing
-        closed = trace_to_jaxpr(fun, [get_aval(a) for a in args])
-        return ClosedJaxpr(close_over_nothing(closed.jaxpr), []), list(closed.consts)
+        return _trace_call(fun, args)
 
     def describe(self) -> str:
         return "DynamicJaxprTrace"
@@ -114,6 +108,24 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]],
         tracers = [trace.new_arg(a) for a in in_avals]
         outs = fun(*tracers)
         return trace.to_jaxpr(list(outs))
+
+
+def _trace_call(fun, args: list) -> tuple[ClosedJaxpr, list]:
+    """Trace `fun`; closed-over values become leading inputs (constants of the call)."""
+    from .higher_order import close_over_nothing
+    closed = trace_to_jaxpr(fun, [get_aval(a) for a in args])
+    return ClosedJaxpr(close_over_nothing(closed.jaxpr), []), list(closed.consts)
+
+
+def staged_custom_vjp_call(fun, fwd, bwd, args: list) -> tuple[list, dict]:
+    """Operands and params of a `custom_vjp_call` equation for a call of `fun`.
+
+    The operands are the values `fun` closes over, then `args`; `fwd` and `bwd`
+    keep seeing only `args` (and give the closed-over values zero cotangents)."""
+    call_jaxpr, consts = _trace_call(fun, args)
+    n = len(consts)
+    return [*consts, *args], dict(call_jaxpr=call_jaxpr, fwd=lambda *xs: fwd(*xs[n:]),
+                                  bwd=_pad_cts(bwd, consts), name=_name_of(fun))
 
 
 def _name_of(fun: Any) -> str:

@@ -3,7 +3,9 @@
 A jitted function keeps a cache from *signature* to entry. The signature is
 what tracing depends on: the pytree structure of the arguments, each leaf's
 shape, dtype and weak type, the static arguments' values, the plugin registry's
-version and the x64 flag. An entry holds the traced jaxpr and, once a
+version and the x64 flag (one cache per x64 setting: the cached-call key is the
+arguments' signature ids alone, and a function traced with x64 on may make
+64-bit values from 32-bit arguments). An entry holds the traced jaxpr and, once a
 top-level call needs it, the compiled executable. A function's print runs
 only while tracing, so it prints once per new signature.
 
@@ -179,7 +181,7 @@ class JitFunction:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        self._cache = _shared_cache(fun)
+        self._caches = _shared_cache(fun)   # (x64 off, x64 on)
         self._lock = threading.Lock()
         self._simple = not self.static_argnums and not self.static_argnames
 
@@ -195,7 +197,7 @@ class JitFunction:
         thread's current trace and the registry version directly. The rest of the
         JitFunction is reachable through its attributes (`lower`, `trace`, ...).
         """
-        cache, slow, simple = self._cache, self._call, self._simple
+        caches, slow, simple = self._caches, self._call, self._simple
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if simple and not kwargs and trace_state.trace is eval_trace:
@@ -206,7 +208,7 @@ class JitFunction:
                         leaves, key = args, tuple(map(signature_of, args))
                     except AttributeError:  # a scalar or NumPy array further on
                         leaves, key = _fast_key(args)
-                entry = cache.get(key)
+                entry = caches[1 if _config.enable_x64 else 0].get(key)
                 if entry is not None and entry.version == _registry.version:
                     return entry.call(leaves)
             return slow(args, kwargs)
@@ -280,6 +282,11 @@ class JitFunction:
         entry, leaves = self._entry(args, kwargs)
         return Lowered(entry, [leaf_aval(x) for x in leaves], self)
 
+    @property
+    def _cache(self) -> OrderedDict:
+        """The cache of the current x64 setting."""
+        return self._caches[1 if _config.enable_x64 else 0]
+
     def cache_size(self) -> int:
         return len(self._cache)
 
@@ -322,19 +329,19 @@ def _hashable_static(value: Any, where: Any) -> Any:
     return value
 
 
-_caches: "weakref.WeakKeyDictionary[Any, OrderedDict]" = weakref.WeakKeyDictionary()
+_caches: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 
-def _shared_cache(fun: Callable) -> OrderedDict:
-    """One cache per Python function, held weakly: `jit(f)` twice shares it, and it
-    goes away with `f`."""
+def _shared_cache(fun: Callable) -> tuple[OrderedDict, OrderedDict]:
+    """One pair of caches (x64 off, on) per Python function, held weakly: `jit(f)`
+    twice shares them, and they go away with `f`."""
     try:
-        cache = _caches.get(fun)
-        if cache is None:
-            cache = _caches[fun] = OrderedDict()
-        return cache
-    except TypeError:  # not weak-referenceable (a builtin): cache per jit object
-        return OrderedDict()
+        caches = _caches.get(fun)
+        if caches is None:
+            caches = _caches[fun] = (OrderedDict(), OrderedDict())
+        return caches
+    except TypeError:  # not weak-referenceable (a builtin): caches per jit object
+        return OrderedDict(), OrderedDict()
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
