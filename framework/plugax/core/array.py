@@ -19,8 +19,7 @@ import numpy as np
 from .. import dtypes
 from .avals import ShapedArray, register_aval_handler, signature_id
 
-__all__ = ["Array", "as_array", "typed_array", "from_impl_value", "canonicalize_value",
-           "signature_id",
+__all__ = ["Array", "as_array", "typed_array", "canonicalize_value", "signature_id",
            "shared_constant", "array_value", "signature_of"]
 
 
@@ -150,20 +149,6 @@ def canonicalize_value(value: Any) -> Any:
         if target is not None:
             return value.astype(target)
     return value
-
-
-def from_impl_value(value: Any, weak_type: bool = False) -> Array:
-    """Wrap an impl rule's NumPy result as an Array with a canonical dtype.
-
-    An impl that already returns an Array (a compiled call's device result)
-    keeps it, so device buffers are not copied back to the host."""
-    if type(value) is Array:
-        return value
-    if type(value) is not np.ndarray:
-        # NumPy scalars (what full reductions return) become rank-0 arrays: every
-        # later operation on them is several times faster than on a NumPy scalar
-        value = np.asarray(value)
-    return Array(canonicalize_value(value), weak_type)
 
 
 def typed_array(value: np.ndarray, aval: ShapedArray) -> Array:
