@@ -22,14 +22,17 @@ plugins: $(VENV)/.stamp-base
 # its tests where it is not installed, so the plugin run names its tests here.
 INTEGRATION := $(wildcard tests/integration)
 SPECIAL     := plugins/plugax-special
+# every plugax.numpy/plugax.lax function against NumPy and recorded JAX results
+DIFFERENTIAL := $(wildcard tests/differential)
 
 test: $(VENV)/.stamp-test
 	@status=0; \
 	echo "== kernel tests (tests/), no plugins loaded"; \
 	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests $(if $(INTEGRATION),--ignore=$(INTEGRATION)) \
+		$(if $(DIFFERENTIAL),--ignore=$(DIFFERENTIAL)) \
 		|| [ $$? -eq 5 ] || status=1; \
 	echo "== plugin and integration tests, all plugins loaded"; \
-	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) || [ $$? -eq 5 ] || status=1; \
+	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) $(DIFFERENTIAL) || [ $$? -eq 5 ] || status=1; \
 	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
 	else echo "make test: FAILED (see the summaries above)"; fi; \
 	exit $$status

@@ -17,7 +17,7 @@ from plugax.extend import (Primitive, ShapedArray, defbroadcasting, defjvp, defl
 from . import lowering as L
 from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
                      is_signed_or_float, numeric_dtype, type_error)
-from .logic import eq_p, ge_p, gt_p, lt_p
+from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p
 
 __all__ = ["add_p", "sub_p", "mul_p", "div_p", "rem_p", "neg_p", "sign_p", "abs_p", "max_p",
@@ -74,12 +74,16 @@ DIV = defbroadcasting(
                      lambda g, ans, x, y: neg_p.bind(mul_p.bind(g, div_p.bind(ans, y)))),
     transpose=binary_transpose(div_p, lambda ct, x, y: div_p.bind(ct, y), None))
 
-# rem(x, y) = x - y * trunc(x / y), and trunc(x / y) = (x - rem) / y.
+def _rem_dy(g, ans, x, y):
+    """rem(x, y) = x - y * trunc(x / y): d/dy = -trunc(x / y), written as JAX does,
+    -sign(x / y) * floor(|x / y|), so y == 0 gives -+inf (not NaN from x - rem)."""
+    q = div_p.bind(x, y)
+    return neg_p.bind(mul_p.bind(g, mul_p.bind(sign_p.bind(q), floor_p.bind(abs_p.bind(q)))))
+
+
 REM = defbroadcasting(
     rem_p, _rem_impl, dtype_rule=numeric_dtype(rem_p), lowering=L.binary("remainder"),
-    jvp=defjvp_bcast(rem_p, lambda g, *_: g,
-                     lambda g, ans, x, y: neg_p.bind(
-                         mul_p.bind(g, div_p.bind(sub_p.bind(x, ans), y)))))
+    jvp=defjvp_bcast(rem_p, lambda g, *_: g, _rem_dy))
 
 
 # --- neg, sign, abs -----------------------------------------------------------------

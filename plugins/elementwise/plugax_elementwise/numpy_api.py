@@ -188,8 +188,12 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
         return A.div_p.bind(x, y)
     one = const(x, 1)
     if kind == "i":
+        # JAX's rule: step down where the signs of x and y differ and the division is
+        # inexact; with y == 0 (q == -1, rem == x) that is every x != 0
         q = A.div_p.bind(x, y)
-        return S.select_n_p.bind(_sign_differs(A.rem_p.bind(x, y), y), q, A.sub_p.bind(q, one))
+        step = L.and_p.bind(L.ne_p.bind(A.sign_p.bind(x), A.sign_p.bind(y)),
+                            L.ne_p.bind(A.rem_p.bind(x, y), const(x, 0)))
+        return S.select_n_p.bind(step, q, A.sub_p.bind(q, one))
     # floats, as NumPy does it: exact remainder first, then a rounded quotient
     mod = A.rem_p.bind(x, y)
     numer = S.select_n_p.bind(L.eq_p.bind(y, const(y, 0)), A.sub_p.bind(x, mod), x)
@@ -203,6 +207,9 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
 def remainder(x1: Any, x2: Any, /) -> Any:
     """Remainder with the sign of the divisor (Python's %), from lax's C remainder."""
     x, y = promote_args("remainder", x1, x2, category="numeric", keep_scalars=False)
+    if _dtype(y).kind in "iu":   # JAX divides by 1 where y == 0, so x % 0 == 0
+        y = S.select_n_p.bind(L.eq_p.bind(y, const(y, 0)), y, A.add_p.bind(zeros_like(y),
+                                                                          const(y, 1)))
     r = A.rem_p.bind(x, y)
     if _dtype(r).kind == "u":
         return r
@@ -242,9 +249,11 @@ def power(x1: Any, x2: Any, /) -> Any:
 
 
 def _to_bool(name: str, x: Any) -> Any:
-    """x != 0; the zero is strongly typed (as in JAX), so the result is a strong bool."""
+    """x != 0, weakly typed when x is (JAX: logical_not(2.5) is a weak bool)."""
     x, = promote_dtypes(name, x)
-    return x if _dtype(x) == dtypes.bool_ else L.ne_p.bind(x, Array(np.zeros((), _dtype(x))))
+    if _dtype(x) == dtypes.bool_:
+        return x
+    return L.ne_p.bind(x, Array(np.zeros((), _dtype(x)), get_aval(x).weak_type))
 
 
 def _logical(name: str, prim: Primitive) -> Callable:

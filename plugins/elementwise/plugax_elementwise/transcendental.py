@@ -63,9 +63,9 @@ _UNARY: list[tuple[str, Callable, Callable]] = [
     ("tanh", np.tanh, lambda ans, x: _one_minus_square(ans)),
     ("asinh", np.arcsinh,
      lambda ans, x: rsqrt_p.bind(add(square_p.bind(x), const(x, 1)))),
-    # 1/sqrt(x^2 - 1) written as (x - 1)(x + 1): no cancellation near x = 1
+    # 1/sqrt(x^2 - 1) as JAX writes it (so x = -1 gives +inf, as there)
     ("acosh", np.arccosh,
-     lambda ans, x: rsqrt_p.bind(mul(sub(x, const(x, 1)), add(x, const(x, 1))))),
+     lambda ans, x: rsqrt_p.bind(sub(square_p.bind(x), const(x, 1)))),
     ("atanh", np.arctanh, lambda ans, x: div(const(x, 1), _one_minus_square(x))),
     ("logistic", _logistic, lambda ans, x: mul(ans, sub(const(x, 1), ans))),
 ]
@@ -131,9 +131,13 @@ def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
 
 
 def _pow_dx(g, ans, x, y):
-    """y * x**(y-1), taken as 0 where y == 0 (not 0 * inf at x == 0)."""
+    """y * x**(y-1), as JAX: taken as 0 where an *integer* y is 0; a float y == 0 at
+    x == 0 gives 0 * inf = NaN there, as in JAX."""
+    integer = get_aval(y).dtype.kind in "iu"
     yf = convert(y, get_aval(x).dtype)
     slope = mul(yf, pow_p.bind(x, sub(yf, const(yf, 1))))
+    if not integer:
+        return mul(g, slope)
     y_zero = eq_p.bind(yf, const(yf, 0))
     return mul(g, select_n_p.bind(y_zero, slope, zeros_like(slope)))
 

@@ -131,7 +131,7 @@ PROMOTION = [
     ("floor", ("i32",), "int32", False), ("round", (1,), "int32", True),
     ("where", ("bool", 1.0, 2.0), "float32", True), ("clip", ("i32", 0, 1), "int32", False),
     ("log2", (2.5,), "float32", False), ("bitwise_and", ("bool", 1), "int32", True),
-    ("floor_divide", ("bool", "bool"), "int32", False), ("logical_not", (1.0,), "bool", False),
+    ("floor_divide", ("bool", "bool"), "int32", False), ("logical_not", (1.0,), "bool", True),
 ]
 
 

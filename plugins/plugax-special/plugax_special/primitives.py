@@ -37,16 +37,36 @@ def _floats(prim: Primitive) -> Callable:
 def _scipy(name: str) -> Callable:
     """Run the SciPy ufunc `scipy.special.<name>` in at least float32 (it has no
     float16/bfloat16 loops), cast back. SciPy is imported on first use: importing
-    it costs ~150 ms, which `import plugax` (which loads every plugin) must not pay."""
+    it costs ~150 ms, which `import plugax` (which loads every plugin) must not pay.
+    Where SciPy's value at a pole differs from XLA's (what jit and JAX compute), XLA's
+    is used, so eager and jit agree: see _AT_POLES."""
     def impl(*xs: np.ndarray) -> np.ndarray:
         import scipy.special
         fn = getattr(scipy.special, name)
         dtype = xs[0].dtype
         wide = np.float32 if dtype.itemsize < 4 else dtype
         with np.errstate(all="ignore"):
-            return np.asarray(fn(*(np.asarray(x, wide) for x in xs))).astype(dtype)
+            xs = [np.asarray(x, wide) for x in xs]
+            out = np.asarray(fn(*xs))
+            fix = _AT_POLES.get(name)
+            return np.asarray(fix(out, *xs) if fix else out).astype(dtype)
     impl.__name__ = name
     return impl
+
+
+def _poles(x: np.ndarray) -> np.ndarray:
+    """Where x is a non-positive integer (signed zeros included)."""
+    return (x <= 0) & (x == np.floor(x))
+
+
+# XLA: lgamma(-inf) = +inf (SciPy: -inf); digamma is NaN at its poles 0, -1, ...
+# (SciPy: -inf at +0, +inf at -0, NaN elsewhere); polygamma(m >= 1, +inf) is NaN
+# (SciPy: 0), which is what grad of digamma at +inf gives in JAX.
+_AT_POLES = {
+    "gammaln": lambda out, x: np.where(x == -np.inf, np.inf, out),
+    "digamma": lambda out, x: np.where(_poles(x), np.nan, out),
+    "polygamma": lambda out, m, x: np.where((x == np.inf) & (m >= 1), np.nan, out),
+}
 
 
 def _const(x: Any, value: float) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 from plugax.extend import Array, Primitive, ShapedArray, ShapeError, get_aval
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
-           "is_bool_or_int", "is_real", "NUMBER", "REAL", "LOGICAL", "dtype_check", "scalar_like", "lowest", "highest"]
+           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_NUMBER", "LOGICAL", "dtype_check", "scalar_like", "lowest", "highest"]
 
 
 def shape_error(prim: Primitive, aval: ShapedArray, problem: str, fix: str,
@@ -69,6 +69,8 @@ def is_real(dtype: np.dtype) -> bool:
 NUMBER = (is_number, "a number dtype")
 REAL = (is_real, "a real dtype")
 LOGICAL = (is_bool_or_int, "bool or an integer dtype")
+# cummax/cummin: JAX rejects bool there (reduce_max takes it)
+REAL_NUMBER = (lambda d: is_real(d) and d.kind != "b", "an integer or floating-point dtype")
 
 
 def dtype_check(prim: Primitive, accepts: tuple[Callable[[np.dtype], bool], str],

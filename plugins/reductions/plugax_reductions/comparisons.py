@@ -26,9 +26,14 @@ def isnan(x: Any, /) -> Any:
 
 
 def isinf(x: Any, /) -> Any:
-    """Infinite entries: not finite and not NaN."""
+    """|x| == inf, against a strongly typed inf: as in JAX, the result is a strong bool
+    even for a weak x (isinf(2.5)); integers and bools are never infinite."""
     pnp = _np()
-    return pnp.logical_and(pnp.logical_not(pnp.isfinite(x)), pnp.equal(x, x))
+    x = pnp.asarray(x)
+    dtype = get_aval(x).dtype
+    if not np.issubdtype(dtype, np.inexact) and dtype.name != "bfloat16":
+        return pnp.zeros_like(x, dtype=np.bool_)
+    return pnp.equal(pnp.abs(x), pnp.asarray(np.asarray(np.inf, dtype)))
 
 
 def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
@@ -59,7 +64,7 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
     pnp = _np()
     a1, a2 = pnp.asarray(a1), pnp.asarray(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
-        return pnp.asarray(False)
+        return pnp.asarray(np.bool_(False))      # strongly typed, as JAX's
     eq = pnp.equal(a1, a2)
     if equal_nan:
         eq = pnp.logical_or(eq, pnp.logical_and(isnan(a1), isnan(a2)))

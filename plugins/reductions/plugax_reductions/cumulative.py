@@ -16,7 +16,7 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
                            is_undefined_primal)
 
-from ._common import NUMBER, REAL, dtype_check, highest, lowest, scalar_like, shape_error
+from ._common import NUMBER, REAL_NUMBER, dtype_check, scalar_like, shape_error
 from .lowering import scan_lowering
 
 cumsum_p = Primitive("cumsum")
@@ -60,32 +60,45 @@ def _cumsum_transpose(ctx, ct, x, *, axis, reverse):
 
 
 # --- differentiating through an associative scan ---------------------------------------
-def _shifted(x: Any, axis: int, by: int, fill: Any, reverse: bool) -> Any:
-    """`x` moved `by` places along `axis` (towards the start if `reverse`), padded with `fill`."""
+def _every_other(x: Any, axis: int, start: int, stop: int | None, stride: int) -> Any:
+    """x[start:stop:stride] along `axis` (stop None: to the end; negative: from the end)."""
     import plugax.lax as lax
     shape = get_aval(x).shape
-    start, limit = [0] * len(shape), list(shape)
-    pad = [(0, 0, 0)] * len(shape)
+    n = shape[axis]
+    stop = n if stop is None else stop + n if stop < 0 else stop
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, max(stop, start), stride
+    return lax.slice(x, starts, limits, strides)
+
+
+def _interleave(a: Any, b: Any, axis: int) -> Any:
+    """a[0], b[0], a[1], b[1], ... along `axis`, by padding each with zeros in between."""
+    import plugax.lax as lax
+    same = get_aval(a).shape[axis] == get_aval(b).shape[axis]
+    pad_a, pad_b = [(0, 0, 0)] * get_aval(a).ndim, [(0, 0, 0)] * get_aval(b).ndim
+    pad_a[axis], pad_b[axis] = (0, 1 if same else 0, 1), (1, 0 if same else 1, 1)
+    return lax.add(lax.pad(a, scalar_like(0, a), pad_a), lax.pad(b, scalar_like(0, b), pad_b))
+
+
+def associative_scan(combine: Callable, x: Any, axis: int, reverse: bool) -> Any:
+    """Inclusive scan by JAX's recursion (lax.associative_scan): combine adjacent pairs,
+    scan those, then fill in the even positions. Differentiating this very tree is how
+    JAX differentiates cumprod/cummax/cummin, so ties and zeros get JAX's derivative."""
+    import plugax.lax as lax
     if reverse:
-        start[axis], pad[axis] = by, (0, by, 0)
-    else:
-        limit[axis], pad[axis] = shape[axis] - by, (by, 0, 0)
-    return lax.pad(lax.slice(x, tuple(start), tuple(limit)), fill, tuple(pad))
+        return lax.rev(associative_scan(combine, lax.rev(x, (axis,)), axis, False), (axis,))
+    n = get_aval(x).shape[axis]
+    if n < 2:
+        return x
+    odd = associative_scan(combine, combine(_every_other(x, axis, 0, -1, 2),
+                                            _every_other(x, axis, 1, None, 2)), axis, False)
+    rest = _every_other(x, axis, 2, None, 2)
+    even = combine(_every_other(odd, axis, 0, -1, 1) if n % 2 == 0 else odd, rest)
+    even = lax.concatenate([_every_other(x, axis, 0, 1, 1), even], axis)
+    return _interleave(even, odd, axis)
 
 
-def prefix_scan(combine: Callable, identity: Any, x: Any, axis: int, reverse: bool) -> Any:
-    """Inclusive scan by recursive doubling: after the round with shift s, each position
-    holds the combination of the 2s elements ending there. log2(n) rounds of slices, pads
-    and one elementwise op, all of which have jvp rules."""
-    n, shift = get_aval(x).shape[axis], 1
-    fill = scalar_like(identity, x)
-    while shift < n:
-        x = combine(_shifted(x, axis, shift, fill, reverse), x)
-        shift *= 2
-    return x
-
-
-def _scan_jvp(prim: Primitive, combine: str, identity: Callable) -> Callable:
+def _scan_jvp(prim: Primitive, combine: str) -> Callable:
     def jvp(ctx, primals, tangents, *, axis, reverse):
         import plugax
         import plugax.lax as lax
@@ -94,7 +107,7 @@ def _scan_jvp(prim: Primitive, combine: str, identity: Callable) -> Callable:
         dtype = get_aval(x).dtype
         if type(g) is Zero or dtype.kind in "biu":
             return ans, Zero.from_value(ans)
-        scan = lambda v: prefix_scan(getattr(lax, combine), identity(dtype), v, axis, reverse)
+        scan = lambda v: associative_scan(getattr(lax, combine), v, axis, reverse)
         return ans, plugax.jvp(scan, (x,), (g,))[1]
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
@@ -104,12 +117,12 @@ RULES = [
     defcumulative(cumsum_p, np.add, accepts=NUMBER, jvp=deflinear(cumsum_p),
                   transpose=_cumsum_transpose, lowering=scan_lowering("sum")),
     defcumulative(cumprod_p, np.multiply, accepts=NUMBER,
-                  jvp=_scan_jvp(cumprod_p, "mul", lambda dtype: 1),
+                  jvp=_scan_jvp(cumprod_p, "mul"),
                   lowering=scan_lowering("prod")),
-    defcumulative(cummax_p, np.maximum, accepts=REAL,
-                  jvp=_scan_jvp(cummax_p, "max", lowest), lowering=scan_lowering("max")),
-    defcumulative(cummin_p, np.minimum, accepts=REAL,
-                  jvp=_scan_jvp(cummin_p, "min", highest), lowering=scan_lowering("min")),
+    defcumulative(cummax_p, np.maximum, accepts=REAL_NUMBER,
+                  jvp=_scan_jvp(cummax_p, "max"), lowering=scan_lowering("max")),
+    defcumulative(cummin_p, np.minimum, accepts=REAL_NUMBER,
+                  jvp=_scan_jvp(cummin_p, "min"), lowering=scan_lowering("min")),
 ]
 
 

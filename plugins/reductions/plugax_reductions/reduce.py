@@ -100,36 +100,40 @@ def _chooser_jvp(prim: Primitive) -> Callable:
     return jvp
 
 
-# --- reduce_prod: the product rule, written so zeros need no division -------------------
-def _others_product(x: Any, axes: Sequence[int]) -> Any:
-    """For each element, the product of the *other* elements of its reduced slice.
-
-    prod/x fails at zeros, so count them: with none, prod/x is right; with exactly
-    one, that position gets the product of the nonzero rest and every other gets 0;
-    with two or more, everything is 0. Built from differentiable primitives, so
-    higher derivatives follow.
-    """
+# --- reduce_prod: differentiate a pairwise product tree, as JAX does --------------------
+def _product_tree(x: Any) -> Any:
+    """The product over axis 0 by repeated halving: multiply the first half by the second
+    (padded with 1 when odd). JAX differentiates exactly this tree, so zeros, infinities
+    and NaNs among the factors give the same derivative here (no division by x)."""
     import plugax.lax as lax
-    aval = get_aval(x)
-    full = lambda v: lax.broadcast_in_dim(scalar_like(v, x), aval.shape, ())
-    zeros = full(0)
-    is_zero = lax.eq(x, scalar_like(0, x))
-    safe = lax.select_n(is_zero, x, full(1))
-    prod = _unreduce(reduce_prod_p.bind(safe, axes=axes), aval, axes)
-    count = _unreduce(reduce_sum_p.bind(lax.convert_element_type(is_zero, aval.dtype),
-                                        axes=axes), aval, axes)
-    one_zero = lax.select_n(lax.eq(count, scalar_like(1, x)), zeros, prod)
-    at_zero = lax.select_n(is_zero, zeros, one_zero)
-    return lax.select_n(lax.eq(count, scalar_like(0, x)), at_zero, lax.div(prod, safe))
+    while get_aval(x).shape[0] > 1:
+        shape = get_aval(x).shape
+        n1 = (shape[0] + 1) // 2
+        first = lax.slice(x, (0,) * len(shape), (n1,) + shape[1:])
+        second = lax.slice(x, (n1,) + (0,) * (len(shape) - 1), shape)
+        if shape[0] - n1 != n1:
+            second = lax.pad(second, scalar_like(1, x), [(0, 1, 0)] + [(0, 0, 0)] * (len(shape) - 1))
+        x = lax.mul(first, second)
+    return lax.reshape(x, get_aval(x).shape[1:])
 
 
 def _reduce_prod_jvp(ctx, primals, tangents, *, axes):
+    import plugax
     import plugax.lax as lax
     (x,), (g,) = primals, tangents
     ans = reduce_prod_p.bind(x, axes=axes)
-    if type(g) is Zero or get_aval(x).dtype.kind in "biu":
+    aval = get_aval(x)
+    if type(g) is Zero or aval.dtype.kind in "biu" or _size(aval.shape, axes) == 0:
         return ans, Zero.from_value(ans)
-    return ans, reduce_sum_p.bind(lax.mul(g, _others_product(x, axes)), axes=axes)
+    # the reduced axes in front, flattened into one
+    kept = _kept(aval.ndim, axes)
+    front = (_size(aval.shape, axes),) + tuple(aval.shape[i] for i in kept)
+    flat = lambda v: lax.reshape(v, front, tuple(axes) + kept)
+    return ans, plugax.jvp(_product_tree, (flat(x),), (flat(g),))[1]
+
+
+def _size(shape: Sequence[int], axes: Sequence[int]) -> int:
+    return int(np.prod([shape[a] for a in axes]))
 
 
 # --- argmax / argmin: one axis, an integer result, a zero derivative --------------------

@@ -179,16 +179,21 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
 
 
 # --- rearranging --------------------------------------------------------------------------
+def _aval(a: Any) -> Any:
+    """The type of anything array-like: lists and tuples too, as NumPy and JAX take them."""
+    return get_aval(a if _is_traced_or_array(a) or type(a) in _SCALARS else asarray(a))
+
+
 def shape(a: Any) -> tuple[int, ...]:
-    return get_aval(a).shape
+    return _aval(a).shape
 
 
 def ndim(a: Any) -> int:
-    return get_aval(a).ndim
+    return _aval(a).ndim
 
 
 def size(a: Any, axis: int | None = None) -> int:
-    aval = get_aval(a)
+    aval = _aval(a)
     return aval.size if axis is None else aval.shape[axis]
 
 

@@ -262,9 +262,37 @@ def _dynamic_slice_vmap(ctx, args, dims, *, slice_sizes):
 
 
 def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
-    """lax.dynamic_slice: a window of static size at (possibly traced) start indices."""
+    """The primitive: a window of static size at (possibly traced) start indices, each
+    clamped so the window fits. The rules use it; users get `lax_dynamic_slice`."""
     return bind(dynamic_slice_p, operand, *start_indices,
                 slice_sizes=tuple(int(z) for z in slice_sizes))
+
+
+def _from_end(operand: Any, start_indices: Sequence[Any]) -> list:
+    """Negative start indices count from the end of their axis (JAX's default,
+    allow_negative_indices=True); the primitives then clamp the window into range.
+    Anything but integer starts of the right number is left for the abstract eval rule
+    to explain."""
+    from .numpy_api import _normalized_indices
+    shape = get_aval(operand).shape
+    if len(start_indices) != len(shape):
+        return list(start_indices)
+    out = []
+    for s, n in zip(start_indices, shape):
+        if isinstance(s, (int, np.integer)) and s >= 0:
+            out.append(s)
+        else:
+            aval = get_aval(s)
+            out.append(_normalized_indices(s, n) if aval.dtype.kind == "i" and not aval.ndim
+                       else s)
+    return out
+
+
+def lax_dynamic_slice(operand: Any, start_indices: Sequence[Any],
+                      slice_sizes: Sequence[int]) -> Any:
+    """lax.dynamic_slice: negative starts count from the end, then the window is clamped
+    into range (so it always has `slice_sizes`), as in JAX."""
+    return dynamic_slice(operand, _from_end(operand, start_indices), slice_sizes)
 
 
 def _dynamic_update_slice_abstract_eval(ctx, aval, upd, *starts):
@@ -317,8 +345,13 @@ def _dynamic_update_slice_vmap(ctx, args, dims):
 
 
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
-    """lax.dynamic_update_slice: write `update` into `operand` at (clamped) start indices."""
+    """The primitive: write `update` into `operand` at (clamped) start indices."""
     return bind(dynamic_update_slice_p, operand, update, *start_indices)
+
+
+def lax_dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
+    """lax.dynamic_update_slice: negative starts count from the end, then clamp (JAX)."""
+    return dynamic_update_slice(operand, update, _from_end(operand, start_indices))
 
 
 RULES = [
@@ -344,5 +377,5 @@ RULES = [
             lowering=lowering_of(dynamic_update_slice_p)),
 ]
 
-LAX = {"slice": slice, "pad": pad, "concatenate": concatenate, "dynamic_slice": dynamic_slice,
-       "dynamic_update_slice": dynamic_update_slice}
+LAX = {"slice": slice, "pad": pad, "concatenate": concatenate,
+       "dynamic_slice": lax_dynamic_slice, "dynamic_update_slice": lax_dynamic_update_slice}

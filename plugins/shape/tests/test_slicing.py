@@ -133,6 +133,13 @@ def windows(draw):
     return shape, sizes, starts
 
 
+def _lax_starts(starts, shape, sizes):
+    """lax's starts: negative ones count from the end (as in JAX), then the window is
+    clamped into range (the primitive's rule)."""
+    return [min(max(int(s) + n if s < 0 else int(s), 0), n - z)
+            for s, n, z in zip(starts, shape, sizes)]
+
+
 @fast
 @given(windows())
 def test_dynamic_slice(case):
@@ -141,7 +148,7 @@ def test_dynamic_slice(case):
     rules = ALL if hasattr(lax, "clamp") else ("abstract_eval", "jvp", "transpose")
     check_primitive(dynamic_slice_p, x, *starts, rules=rules, linear_argnums=0,
                     slice_sizes=sizes, vmap_options={"max_placements": 12})
-    clamped = [min(max(int(s), 0), n - z) for s, n, z in zip(starts, shape, sizes)]
+    clamped = _lax_starts(starts, shape, sizes)
     want = x[tuple(slice(s, s + z) for s, z in zip(clamped, sizes))]
     np.testing.assert_array_equal(lax.dynamic_slice(x, starts, sizes), want)
 
@@ -159,7 +166,7 @@ def test_dynamic_update_slice(case):
     rules = ALL if hasattr(lax, "select_n") else ("abstract_eval", "jvp", "transpose")
     check_primitive(dynamic_update_slice_p, x, u, *starts, rules=rules, linear_argnums=(0, 1),
                     vmap_options={"max_placements": 12})
-    clamped = [min(max(int(s), 0), n - z) for s, n, z in zip(starts, shape, sizes)]
+    clamped = _lax_starts(starts, shape, sizes)
     want = x.copy()
     want[tuple(slice(s, s + z) for s, z in zip(clamped, sizes))] = u
     np.testing.assert_array_equal(lax.dynamic_update_slice(x, u, starts), want)

@@ -1,0 +1,56 @@
+"""Every public name of plugax.numpy and plugax.lax is in the differential table or in
+its skip list (with a reason), so a function added later cannot be forgotten; and
+every case of the table has a JAX record."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import plugax
+import plugax.lax
+import plugax.numpy
+
+from diff_table import NUMPY, NUMPY_SKIPPED
+from diff_table_lax import LAX, LAX_SKIPPED
+
+EXPECTED = json.loads((Path(__file__).parent / "jax_expected.json").read_text())
+
+
+def public_names(module):
+    # isidentifier: pytest's assertion rewriting leaves '@py_builtins' in rewritten modules
+    return {n for n in dir(module) if not n.startswith("_") and n.isidentifier()}
+
+
+@pytest.mark.parametrize("module, table, skipped", [
+    (plugax.numpy, NUMPY, NUMPY_SKIPPED), (plugax.lax, LAX, LAX_SKIPPED)],
+    ids=["numpy", "lax"])
+def test_every_public_name_is_tested_or_skipped_with_a_reason(module, table, skipped):
+    names = public_names(module)
+    forgotten = sorted(names - set(table) - set(skipped))
+    assert not forgotten, (f"add these to the differential table (tests/differential/"
+                           f"diff_table*.py) or to its skip list with a reason: {forgotten}")
+    assert not set(table) & set(skipped), "a name is both tested and skipped"
+    assert all(isinstance(reason, str) and len(reason) > 20 for reason in skipped.values())
+    assert not set(skipped) - names, "skip list names that plugax no longer has"
+
+
+def test_skipped_constants_are_numpys():
+    for name in NUMPY_SKIPPED:
+        ours = getattr(plugax.numpy, name)
+        if name == "ndarray":
+            assert ours is plugax.Array
+        elif name == "bfloat16":
+            assert np.dtype(ours).name == "bfloat16"
+        elif isinstance(ours, float):
+            assert ours == getattr(np, name) or (np.isnan(ours) and name == "nan")
+        else:
+            assert ours is getattr(np, name)
+
+
+def test_every_case_has_a_jax_record():
+    missing = [f"{ns}.{name}[{case.label}]"
+               for ns, table in (("numpy", NUMPY), ("lax", LAX))
+               for name, spec in table.items() for case in spec.cases()
+               if case.label not in EXPECTED[ns].get(name, {})]
+    assert not missing, f"run tests/differential/record_jax.py (needs jax): {missing[:10]}"
