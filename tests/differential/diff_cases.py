@@ -145,10 +145,12 @@ def binary(name: str, domain: str = "real", domain_y: str | None = None, *,
 
 
 def integer_binary(name: str) -> Callable[[], list]:
-    """Bitwise operations: integers of several widths, bools and weak Python ints."""
+    """Bitwise operations: integers of several widths, bools, weak Python ints, and Python
+    bools (which are not weakly typed)."""
     def cases() -> list:
         r = rng_for(name)
         return [Case("i32", (ints(r, (3, 4), -8, 8), ints(r, (3, 4), -8, 8))),
+                Case("py_bools", (True, False)),
                 Case("u8_i8", (ints(r, (4,), 0, 200, u8), ints(r, (4,), -8, 8, i8))),
                 Case("bool", (bools(r, (5,)), bools(r, (5,)))),
                 Case("py_int", (ints(r, (3,), -8, 8, i8), 3)),

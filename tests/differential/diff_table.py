@@ -246,7 +246,9 @@ NUMPY.update({
         _c("decimals", np.array([1.25, 2.35, 15.0, -0.04], f32), decimals=1),
         _c("neg_decimals", np.array([15.0, 25.0, -149.0], f32), decimals=-1),
         _c("i32", _i((4,))), _c("edges", EDGES), _c("py_float", 2.5),
-        _c("i32_neg_decimals", _i((3,)), decimals=-1)], grad=True),
+        _c("i32_neg_decimals", _i((3,)), decimals=-1),
+        _c("f16_decimals", np.array([60000.0, 1000.0, -0.5, 1.25], f16), decimals=1),
+        _c("decimals_beyond_precision", _u((3,)), decimals=50)], grad=True),
 })
 
 _BINARY = {"add": ("real", None), "subtract": ("real", None), "multiply": ("real", None),
@@ -357,7 +359,9 @@ NUMPY.update({
     "arange": _entry("arange", np.arange, [
         _c("stop", 5), _c("start_stop_step", 1, 7, 2), _c("float", 0.5, 3.0),
         _c("dtype", 3, dtype=f32), _c("negative_step", 5, 1, -1), _c("empty", -2),
-        _c("quarters", 0, 1, 0.25)], vmap=False),
+        _c("quarters", 0, 1, 0.25), _c("tenths", 0, 1, 0.1), _c("np_int8", np.int8(5)),
+        _c("f16_step", 2, 9, 3, dtype=f16), _c("np_f32_start", np.float32(0.5), 3)],
+        vmap=False, jit=False),      # its arguments must be concrete: jit has nothing to trace
     "linspace": _entry("linspace", _linspace, [
         _c("scalars", 0.0, 1.0, 5), _c("int_dtype", 0, 10, 4, dtype=i32),
         _c("traced", np.float32(0.5), np.float32(2.0), 4, smooth=True),
@@ -390,7 +394,7 @@ NUMPY.update({
     "asarray": _entry("asarray", np.asarray, [
         _c("list", [1, 2, 3]), _c("py_float", 2.5), _c("f64", np.arange(3.0)),
         _c("i64_scalar", np.int64(2)), _c("mixed_list", [1, 2.5]), _c("empty_list", []),
-        _c("bool_list", [True, False]), _c("dtype", [1.7, 2.2], dtype=i32),
+        _c("bool_list", [True, False]), _c("py_bool", True), _c("dtype", [1.7, 2.2], dtype=i32),
         _c("nested", [[1, 2], [3, 4]]), _c("f32", _u((2,)), smooth=True)], grad=True),
     "array": _entry("array", np.array, [
         _c("list", [1, 2, 3]), _c("py_float", 2.5), _c("ndmin", 3.0, ndmin=2),

@@ -206,6 +206,8 @@ def _while(fn, x, limit):
 
 
 def _fori(fn, lower, upper, x):
+    if type(x) is int:   # an integer carry meets the (weak, with static bounds) index
+        return fn(lower, upper, lambda i, c: c + i, x)
     return fn(lower, upper, lambda i, c: c * 0.5 + i, x)
 
 
@@ -384,7 +386,8 @@ LAX.update({
     "dynamic_update_slice": _entry("dynamic_update_slice", _dynamic_update_slice, [
         _c("in_range", _u((4, 3)), _u((2, 3)), np.int32(1), np.int32(0), smooth=True),
         _c("clamped", _u((4,)), _u((2,)), np.int32(7)),
-        _c("negative", _u((4,)), _u((2,)), np.int32(-3))], grad=True, call=_update_starts),
+        _c("negative", _u((4,)), _u((2,)), np.int32(-3))],
+        grad=True, call=_update_starts),
     "expand_dims": _entry("expand_dims", np.expand_dims, [
         _c("front", _u((3,)), (0,), smooth=True), _c("several", _u((3,)), (0, 2)),
         _c("negative", _u((2, 3)), (-1,))], grad=True),
@@ -403,7 +406,9 @@ LAX.update({
         _c("interior", _u((3,)), np.float32(-1.0), ((0, 0, 2),), smooth=True),
         _c("negative", _u((2, 4)), np.float32(0.0), ((0, 0, 0), (-1, -2, 0)), smooth=True),
         _c("py_value", _u((3,)), 0.0, ((1, 1, 1),)), _c("i32", _i((3,)), np.int32(7),
-                                                         ((1, 0, 0),))], grad=True),
+                                                         ((1, 0, 0),)),
+        _c("weak_operand", 2.0, np.float32(0.0), ()), _c("weak_both", 2.0, 0.0, ())],
+        grad=True),
     "reshape": _entry("reshape", lambda x, sizes, dimensions=None: np.reshape(
         x if dimensions is None else np.transpose(x, dimensions), sizes), [
         _c("f32", _u((2, 3)), (3, 2), smooth=True), _c("dimensions", _u((2, 3)), (6,), (1, 0)),
@@ -457,7 +462,8 @@ LAX.update({
         call=_while),
     "fori_loop": _entry("fori_loop", _py_fori, [
         _c("static", 0, 3, _u((3,)), smooth=True), _c("empty", 2, 1, _u((2,)), smooth=True),
-        _c("traced_bounds", np.int32(1), np.int32(4), _u((2,)), smooth=True)],
+        _c("traced_bounds", np.int32(1), np.int32(4), _u((2,)), smooth=True),
+        _c("int_carry", 0, 3, 0)],
         grad=True, call=_fori),
     "scan": _entry("scan", _py_scan, [
         _c("f32", _u((2,)), _u((3, 2)), smooth=True),

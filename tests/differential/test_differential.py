@@ -319,20 +319,22 @@ def check_vmap(spec, fn, case, exp):
     positions = traced_positions(case)
     if not spec.vmap or not positions or eager_outputs(spec, fn, case, exp) is None:
         return None
-    for batched in (positions, positions[:1]):
+    # every array argument batched in front, only the first one, and every one at its end
+    for batched, axis in ((positions, 0), (positions[:1], 0), (positions, -1)):
         args = [[variant(a, k) if i in batched else a for i, a in enumerate(case.args)]
                 for k in range(3)]
         loop = [leaves(call(spec, fn, case, a)) for a in args]
-        mapped = plugax.vmap(lambda *xs: call(spec, fn, case, with_args(case, batched, xs)))(
-            *[np.stack([a[p] for a in args]) for p in batched])
+        mapped = plugax.vmap(lambda *xs: call(spec, fn, case, with_args(case, batched, xs)),
+                             in_axes=axis)(
+            *[np.stack([a[p] for a in args], axis=axis) for p in batched])
         for j, out in enumerate(leaves(mapped)):
             want = np.stack([np.asarray(member[j]) for member in loop])
             dtype = np.dtype(plugax.core.avals.get_aval(out).dtype)
             if dtype != plugax.core.avals.get_aval(loop[0][j]).dtype:
-                return f"vmap over arguments {batched}: dtype {dtype} != the loop's"
+                return f"vmap over arguments {batched} (axis {axis}): dtype {dtype} != the loop's"
             problem = mismatch(out, want, dtype, spec, scale=4.0)
             if problem:
-                return f"vmap over arguments {batched} vs a loop: {problem}"
+                return f"vmap over arguments {batched} (axis {axis}) vs a loop: {problem}"
     return None
 
 

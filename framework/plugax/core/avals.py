@@ -122,8 +122,8 @@ def get_aval(x: Any) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
-    if type(x) in _scalar_types:
-        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=True)
+    if type(x) in _scalar_types:   # Python ints, floats, complexes are weak; bools not (JAX)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if hasattr(x, "shape") and hasattr(x, "dtype") and hasattr(x, "__array__"):

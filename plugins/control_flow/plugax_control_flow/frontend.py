@@ -169,8 +169,8 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         def scan_body(carry, _):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
-        (_, out), _ = scan(scan_body, (np.asarray(lo, dtype), init_val), None,
-                           length=max(hi - lo, 0))
+        # the index starts as the Python int `lo`, so it is weakly typed, as in JAX
+        (_, out), _ = scan(scan_body, (lo, init_val), None, length=max(hi - lo, 0))
         return out
 
     def while_body(carry):

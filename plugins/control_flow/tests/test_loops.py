@@ -186,3 +186,11 @@ def test_loop_carry_type_mismatch_shows_both():
     with pytest.raises(TypeError, match=r"pair \(carry, y\)"):
         lax.scan(lambda c, x: c, 0., pnp.ones(3))
     assert float(lax.scan(lambda c, x: (c + x, x), 0., pnp.ones(3))[0]) == 3.
+
+
+def test_fori_loop_index_is_weak_with_static_bounds():
+    """JAX starts the loop index at the Python int lower bound: weakly typed, so an integer
+    carry meeting it stays weak (it used to become a strong int32)."""
+    out = lax.fori_loop(0, 3, lambda i, c: c + i, 0)
+    assert int(out) == 3 and out.weak_type
+    assert lax.fori_loop(np.int32(0), np.int32(3), lambda i, c: c + i, 0).weak_type

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import ml_dtypes
 import numpy as np
 
 import plugax.lax as lax
@@ -289,10 +290,16 @@ def round(a: Any, decimals: int = 0) -> Any:
         return x
     if decimals == 0:
         return L.round_p.bind(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN)
+    dtype = _dtype(x)
+    if decimals > np.log10(float(ml_dtypes.finfo(dtype).max)):
+        return x                   # beyond the dtype's precision: nothing to round
+    if dtype == dtypes.float16:    # as JAX: x * 10**d would overflow float16
+        x = S.convert(x, dtypes.float32, get_aval(x).weak_type)
     factor = const(x, 10.0 ** decimals)
     scaled = L.round_p.bind(A.mul_p.bind(x, factor),
                             rounding_method=RoundingMethod.TO_NEAREST_EVEN)
-    return A.div_p.bind(scaled, factor)
+    out = A.div_p.bind(scaled, factor)
+    return S.convert(out, dtype, get_aval(out).weak_type) if dtype == dtypes.float16 else out
 
 
 def _isfinite(x: Any) -> Any:

@@ -43,3 +43,10 @@ def test_grad_pow_at_zero_to_float_zero_is_nan():
 def test_grad_arccosh_at_minus_one_is_plus_inf():
     """JAX's derivative is rsqrt(x**2 - 1): +inf at x = -1 ((x-1)(x+1) gave -inf)."""
     assert float(plugax.grad(pnp.arccosh)(np.float32(-1.0))) == np.inf
+
+
+def test_round_float16_with_decimals_does_not_overflow():
+    """As JAX, float16 is scaled in float32: 60000 * 10 overflowed float16 to inf."""
+    out = pnp.round(np.array([60000.0, 1.25], np.float16), 1)
+    assert out.dtype == np.float16
+    np.testing.assert_array_equal(out, np.array([60000.0, 1.2], np.float16))

@@ -62,7 +62,7 @@ def asarray(a: Any, dtype: Any = None, copy: Any = None) -> Any:
     if _is_traced_or_array(a):
         return a if dtype is None else _convert(a, dtype, False)
     if dtype is None:
-        weak = type(a) in _SCALARS
+        weak = type(a) in _SCALARS and type(a) is not bool   # bools are never weak (JAX)
         dtype = dtypes.dtype_of_value(a) if weak else canonicalize_dtype(np.asarray(a).dtype)
         return Array(np.asarray(a, dtype), weak)
     return Array(np.asarray(a, canonicalize_dtype(dtype)))
@@ -117,15 +117,33 @@ def _eager(value: np.ndarray, dtype: Any) -> Array:
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Array:
-    """Computed eagerly by NumPy: its length must be known, so the arguments must be concrete."""
-    args = [start] + [a for a in (stop, step) if a is not None]
-    if stop is None and step is not None:
-        args = [0, start, step]
-    concrete = [a if type(a) in _SCALARS else np.asarray(a).item() for a in args]
-    value = np.arange(*concrete)
-    if dtype is None and all(isinstance(a, (int, np.integer)) for a in concrete):
-        dtype = dtypes.default_int_dtype()
-    return _eager(value, dtype)
+    """Computed eagerly (its length must be known, so the arguments must be concrete), the
+    way JAX computes it: dtype from JAX's promotion of the arguments (np.int8(5) gives
+    int8), values start + step * i in that dtype (float32 for 16-bit floats), not
+    NumPy's float64 arange rounded afterwards."""
+    if stop is None:
+        start, stop = 0, start
+    args = [a for a in (start, stop, step) if a is not None]
+    for a in args:
+        if isinstance(a, Tracer) or np.ndim(a) != 0:
+            raise ValueError(f"arange: arguments must be concrete scalars, got {a!r:.60} "
+                             "(the length of the result must be known)")
+    dtype = canonicalize_dtype(dtype) if dtype is not None else dtypes.result_type(*args)[0]
+    start, stop = _scalar(start), _scalar(stop)
+    if step is None:
+        i = np.arange(max(0, int(np.ceil(stop - start))))
+        return Array((np.asarray(start).astype(dtype) + i.astype(dtype)).astype(dtype))
+    step = _scalar(step)
+    size = max(0, int(np.ceil((stop - start) / step)))
+    work = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+    with np.errstate(over="ignore"):
+        values = np.asarray(start).astype(work) + np.asarray(step).astype(work) * \
+            np.arange(size).astype(work)
+    return Array(values.astype(work).astype(dtype))
+
+
+def _scalar(x: Any) -> Any:
+    return array_value(x).item() if isinstance(x, Array) else np.asarray(x).item()
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,

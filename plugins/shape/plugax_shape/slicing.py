@@ -56,7 +56,14 @@ def _slice_transpose(ct, aval, *, start_indices, limit_indices, strides):
     for n, s, m, st in zip(aval.shape, start_indices, get_aval(ct).shape, strides):
         dilated = m + max(m - 1, 0) * (st - 1)
         config.append((s, n - s - dilated, st - 1))
-    return pad(ct, Array(np.zeros((), get_aval(ct).dtype)), config)
+    return pad(ct, _zero_like(ct), config)
+
+
+def _zero_like(x: Any) -> Array:
+    """A rank-0 zero of x's dtype and weak type: padding with it keeps x's weak type, as
+    JAX's transposes do (x.at[i].set on a weak array stays weak)."""
+    aval = get_aval(x)
+    return Array(np.zeros((), aval.dtype), aval.weak_type)
 
 
 def _slice_vmap(ctx, args, dims, *, start_indices, limit_indices, strides):
@@ -90,7 +97,7 @@ def _pad_abstract_eval(ctx, aval, pv, *, padding_config):
         raise shape_error(pad_p, [aval, pv], f"would produce the negative shape {shape}",
                           "crop less with negative low/high padding",
                           padding_config=padding_config)
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return ShapedArray(shape, aval.dtype, aval.weak_type and pv.weak_type)
 
 
 def _pad_impl(ctx, x, pv, *, padding_config):
@@ -115,8 +122,7 @@ def _pad_transpose(ctx, ct, x, pv, *, padding_config):
     """
     import plugax.lax as lax
     aval = x.aval if is_undefined_primal(x) else get_aval(x)
-    unpadded = pad(ct, Array(np.zeros((), get_aval(ct).dtype)),
-                   [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    unpadded = pad(ct, _zero_like(ct), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
     strides = [i + 1 for _, _, i in padding_config]
     ct_x = slice(unpadded, (0,) * aval.ndim, get_aval(unpadded).shape, strides)
     ct_pv = None
@@ -302,7 +308,7 @@ def _dynamic_update_slice_abstract_eval(ctx, aval, upd, *starts):
             u > n for u, n in zip(upd.shape, aval.shape)):
         raise shape_error(dynamic_update_slice_p, avals, "needs an update of the operand's "
                           "dtype and rank, no larger on any axis", "slice or convert the update")
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type and upd.weak_type)
 
 
 def _dynamic_update_slice_impl(ctx, x, upd, *starts):
@@ -354,12 +360,18 @@ def lax_dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[
     return dynamic_update_slice(operand, update, _from_end(operand, start_indices))
 
 
+def _both_weak(flags, **params):
+    """pad and dynamic_update_slice are weakly typed only when both arrays that give them
+    values are (operand and padding value / update), as in JAX; start indices don't count."""
+    return [flags[0] and flags[1]]
+
+
 RULES = [
     defshape(slice_p, _slice_impl, _slice_shape, transpose=_slice_transpose, vmap=_slice_vmap),
     RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval),
             abstract_eval=_pad_abstract_eval,
             jvp=deflinear(pad_p), vmap=_pad_vmap, transpose=_pad_transpose,
-            weak_type=first_weak, lowering=lowering_of(pad_p)),
+            weak_type=_both_weak, lowering=lowering_of(pad_p)),
     RuleSet(primitive=concatenate_p, impl=checked(_concatenate_impl, _concatenate_abstract_eval),
             abstract_eval=_concatenate_abstract_eval, jvp=deflinear(concatenate_p),
             vmap=_concatenate_vmap, transpose=_concatenate_transpose,
@@ -373,7 +385,7 @@ RULES = [
             impl=checked(_dynamic_update_slice_impl, _dynamic_update_slice_abstract_eval),
             abstract_eval=_dynamic_update_slice_abstract_eval,
             jvp=linear_jvp(dynamic_update_slice_p, [0, 1]), vmap=_dynamic_update_slice_vmap,
-            transpose=_dynamic_update_slice_transpose, weak_type=first_weak,
+            transpose=_dynamic_update_slice_transpose, weak_type=_both_weak,
             lowering=lowering_of(dynamic_update_slice_p)),
 ]
 
