@@ -33,12 +33,14 @@ DOMAINS = {"real": (-2.5, 2.5), "pos": (0.2, 3.0), "unit": (-0.9, 0.9), "gt1": (
 @dataclass
 class Case:
     """One call: `fn(*args, **kwargs)`. `smooth`: finite differences apply (every float
-    input lies inside the function's smooth domain)."""
+    input lies inside the function's smooth domain). `weak_args`: the Python int/float
+    arguments are data, so jit also receives them as (weakly typed) traced arguments."""
 
     label: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
     smooth: bool = False
+    weak_args: bool = False
 
 
 @dataclass
@@ -105,12 +107,12 @@ def unary(name: str, domain: str = "real", *, ints_too: bool = True,
         mid = lo + 0.37 * (hi - lo)     # inside the domain, off 0 and the integers
         out = [Case("f32", (uniform(r, (2, 3), domain),), smooth=True),
                Case("edges", (EDGES,)),
-               Case("py_float", (mid,)),
+               Case("py_float", (mid,), weak_args=True),
                Case("f16", (uniform(r, (3,), domain, f16),)),
                Case("rank0", (np.asarray(mid, f32),), smooth=True),
                Case("empty", (np.zeros((0, 2), f32),))]
         if ints_too:
-            out += [Case("i32", (ints(r, (2, 3)),)), Case("py_int", (2,))]
+            out += [Case("i32", (ints(r, (2, 3)),)), Case("py_int", (2,), weak_args=True)]
         if bools_too:
             out.append(Case("bool", (bools(r, (4,)),)))
         return out
@@ -129,14 +131,14 @@ def binary(name: str, domain: str = "real", domain_y: str | None = None, *,
         out = [Case("f32", (x((2, 3)), y((2, 3))), smooth=True),
                Case("broadcast", (x((2, 3)), y((3,))), smooth=True),
                Case("edges", (np.repeat(EDGES, EDGES.size), np.tile(EDGES, EDGES.size))),
-               Case("py_float", (x((3,)), float(np.mean(DOMAINS[domain_y])))),
-               Case("f16_py", (x((2,)).astype(f16), 1.5)),
+               Case("py_float", (x((3,)), float(np.mean(DOMAINS[domain_y]))), weak_args=True),
+               Case("f16_py", (x((2,)).astype(f16), 1.5), weak_args=True),
                Case("bf16_f16", (x((2,)).astype(bf16), y((2,)).astype(f16))),
                Case("empty", (np.zeros((0,), f32), np.zeros((0,), f32)))]
         if ints_too:
             out += [Case("i32", (ints(r, (3, 4)), ints(r, (3, 4)))),
                     Case("i32_f32", (ints(r, (2, 3)), y((3,)))),
-                    Case("py_int_i32", (2, ints(r, (3,)))),
+                    Case("py_int_i32", (2, ints(r, (3,))), weak_args=True),
                     Case("i8_u8", (ints(r, (4,), dtype=i8), ints(r, (4,), 0, 4, u8)))]
         if bools_too:
             out.append(Case("bool", (bools(r, (4,)), bools(r, (4,)))))
@@ -153,7 +155,7 @@ def integer_binary(name: str) -> Callable[[], list]:
                 Case("py_bools", (True, False)),
                 Case("u8_i8", (ints(r, (4,), 0, 200, u8), ints(r, (4,), -8, 8, i8))),
                 Case("bool", (bools(r, (5,)), bools(r, (5,)))),
-                Case("py_int", (ints(r, (3,), -8, 8, i8), 3)),
+                Case("py_int", (ints(r, (3,), -8, 8, i8), 3), weak_args=True),
                 Case("broadcast", (ints(r, (2, 3), -8, 8), ints(r, (3,), -8, 8)))]
     return cases
 

@@ -256,7 +256,8 @@ _BINARY = {"add": ("real", None), "subtract": ("real", None), "multiply": ("real
            "maximum": ("real", None), "minimum": ("real", None), "arctan2": ("away0", None),
            "remainder": ("real", "away0"), "mod": ("real", "away0"),
            "floor_divide": ("real", "away0"), "power": ("pos", "real")}
-_BINARY_REF = {"power": _power, "remainder": _remainder, "mod": _remainder, "floor_divide": _floor_divide,
+_BINARY_REF = {"power": _power, "remainder": _remainder, "mod": _remainder,
+               "floor_divide": _floor_divide,
                "arctan2": inexact(np.arctan2), "divide": inexact(np.divide),
                "true_divide": inexact(np.divide)}
 for _name, (_dx, _dy) in _BINARY.items():

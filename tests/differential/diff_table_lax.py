@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from diff_cases import (EDGES, Case, Spec, binary, f16, f32, i32, i8, integer_binary, listed,
-                        u8, unary)
+from diff_cases import (EDGES, Case, Spec, binary, f16, f32, i32, i8, integer_binary, u8,
+                        unary)
 from diff_table import _astype, _b, _c, _entry, _i, _u
 
 # --- references --------------------------------------------------------------------------

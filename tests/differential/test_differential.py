@@ -5,11 +5,13 @@ For each table entry (diff_table.py, diff_table_lax.py) and each of its cases:
 - eager: output types (dtype, weak type, shape) equal JAX's, recorded in
   jax_expected.json; values match the NumPy float64 reference (or JAX's recorded value
   where JAX and NumPy differ); where JAX raises, plugax must raise too;
-- jit: the compiled function gives the eager types and values;
+- jit: the compiled function gives the eager types and values (all cases of an entry
+  in one compilation; Python numbers that are data are traced too, weakly typed);
 - grad: the gradient of sum(f(x) * weights) equals JAX's recorded one at every case
   (edges and kinks included) and central finite differences of the reference in
   float64 at smooth cases;
-- vmap: batching every array argument (and only the first) equals a Python loop.
+- vmap: batching every array argument in front, only the first one, and every one at
+  its last axis, equals a Python loop.
 
 One test per (check, function): a failure lists every case that differs.
 """
@@ -25,6 +27,7 @@ import pytest
 import plugax
 import plugax.lax
 import plugax.numpy
+from plugax.extend import get_aval
 from plugax.testing import x64
 
 from diff_cases import float_positions, is_traced, weights
@@ -61,7 +64,7 @@ def leaves(out):
 def leaf_type(x):
     if type(x) in (bool, int, float):
         return [f"py_{type(x).__name__}", False, []]
-    aval = plugax.core.avals.get_aval(x)
+    aval = get_aval(x)
     return [np.dtype(aval.dtype).name, bool(aval.weak_type), list(aval.shape)]
 
 
@@ -218,9 +221,15 @@ def jit_all(ns, name):
             for problem in [compare_jit(spec, eager, outs)] if problem]
 
 
+def jit_positions(case):
+    """The arguments jit traces: arrays, and Python numbers that are data (weak_args)."""
+    return [i for i, a in enumerate(case.args) if is_traced(a) or (
+        case.weak_args and type(a) in (int, float))]
+
+
 def jitted_outputs(spec, fn, cases):
     """The outputs of `cases` computed by one jitted function of all their array args."""
-    positions = [traced_positions(c) for c in cases]
+    positions = [jit_positions(c) for c in cases]
 
     def all_cases(*flat):
         outs, k = [], 0
@@ -250,7 +259,7 @@ def weighted_loss(spec, fn, case, positions):
         outs = leaves(call(spec, fn, case, with_args(case, positions, floats)))
         total = 0.0
         for out in outs:
-            if np.dtype(plugax.core.avals.get_aval(out).dtype).kind == "f":
+            if np.dtype(get_aval(out).dtype).kind == "f":
                 total = total + plugax.numpy.sum(out * weights(out.shape, out.dtype))
         return total
     return loss
@@ -329,8 +338,8 @@ def check_vmap(spec, fn, case, exp):
             *[np.stack([a[p] for a in args], axis=axis) for p in batched])
         for j, out in enumerate(leaves(mapped)):
             want = np.stack([np.asarray(member[j]) for member in loop])
-            dtype = np.dtype(plugax.core.avals.get_aval(out).dtype)
-            if dtype != plugax.core.avals.get_aval(loop[0][j]).dtype:
+            dtype = np.dtype(get_aval(out).dtype)
+            if dtype != get_aval(loop[0][j]).dtype:
                 return f"vmap over arguments {batched} (axis {axis}): dtype {dtype} != the loop's"
             problem = mismatch(out, want, dtype, spec, scale=4.0)
             if problem:

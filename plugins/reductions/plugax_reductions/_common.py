@@ -12,7 +12,8 @@ import numpy as np
 from plugax.extend import Array, Primitive, ShapedArray, ShapeError, get_aval
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
-           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_NUMBER", "LOGICAL", "dtype_check", "scalar_like", "lowest", "highest"]
+           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_NUMBER", "LOGICAL", "dtype_check",
+           "scalar_like", "lowest", "highest"]
 
 
 def shape_error(prim: Primitive, aval: ShapedArray, problem: str, fix: str,

@@ -112,7 +112,8 @@ def _product_tree(x: Any) -> Any:
         first = lax.slice(x, (0,) * len(shape), (n1,) + shape[1:])
         second = lax.slice(x, (n1,) + (0,) * (len(shape) - 1), shape)
         if shape[0] - n1 != n1:
-            second = lax.pad(second, scalar_like(1, x), [(0, 1, 0)] + [(0, 0, 0)] * (len(shape) - 1))
+            config = [(0, 1, 0)] + [(0, 0, 0)] * (len(shape) - 1)
+            second = lax.pad(second, scalar_like(1, x), config)
         x = lax.mul(first, second)
     return lax.reshape(x, get_aval(x).shape[1:])
 
