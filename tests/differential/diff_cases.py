@@ -57,6 +57,8 @@ class Spec:
     differs: {case label: why} -- cases where plugax knowingly differs from JAX (the
             test checks that they still do, and compares values with NumPy only); each
             is a line of docs/faq.md's "Where plugax differs from JAX".
+    jit_differs: {case label: why} -- cases where jit(grad) differs from eager grad in
+            JAX too (XLA simplifies the compiled derivative); not compared.
     call:   how to call the function when it takes functions or extra structure:
             call(fn, *args, **kwargs); the JAX recorder uses the same call.
     jax:    (jnp, lax) -> the JAX function, when it is not the same name in the same
@@ -73,6 +75,7 @@ class Spec:
     call: Callable | None = None
     jax: Callable | None = None
     differs: dict = field(default_factory=dict)
+    jit_differs: dict = field(default_factory=dict)
 
 
 def rng_for(name: str, salt: str = "") -> np.random.Generator:

@@ -325,17 +325,21 @@ NUMPY.update({
         _c("f32_f32", _u((3,)), f32)], grad=True),
 })
 
+# JAX's own jit(grad(max)) gives 0 where eager grad gives NaN (a NaN maximum matches no
+# element, so eagerly 0 * (g / 0 matches)); XLA folds g * convert(mask) into a select
+NAN_CHOOSER = {"edges": "jit(grad) is 0 where eager grad is NaN, in JAX too"}
+
 NUMPY.update({
     "sum": Spec(_reduction(np.sum), _reductions("sum", initial=True), grad=True),
     "prod": Spec(_reduction(np.prod), _reductions("prod", initial=True), grad=True),
     "max": Spec(_reduction(np.max), _reductions("max", initial=True, dtype_kw=False),
-                grad=True),
+                grad=True, jit_differs=NAN_CHOOSER),
     "min": Spec(_reduction(np.min), _reductions("min", initial=True, dtype_kw=False),
-                grad=True),
+                grad=True, jit_differs=NAN_CHOOSER),
     "amax": Spec(_reduction(np.max), _reductions("amax", initial=True, dtype_kw=False),
-                 grad=True),
+                 grad=True, jit_differs=NAN_CHOOSER),
     "amin": Spec(_reduction(np.min), _reductions("amin", initial=True, dtype_kw=False),
-                 grad=True),
+                 grad=True, jit_differs=NAN_CHOOSER),
     "all": Spec(_reduction(np.all), _reductions("all", dtype_kw=False)),
     "any": Spec(_reduction(np.any), _reductions("any", dtype_kw=False)),
     "mean": Spec(_reduction(np.mean), _reductions("mean"), grad=True),

@@ -10,7 +10,7 @@ import numpy as np
 
 from diff_cases import (EDGES, Case, Spec, binary, f16, f32, i32, i8, integer_binary, u8,
                         unary)
-from diff_table import _astype, _b, _c, _entry, _i, _u
+from diff_table import NAN_CHOOSER, _astype, _b, _c, _entry, _i, _u
 
 # --- references --------------------------------------------------------------------------
 
@@ -357,7 +357,9 @@ for _name, (_ufunc, _identity) in _FOLDS.items():
                         _REDUCE_CASES, grad=_name in ("reduce_sum", "reduce_prod",
                                                       "reduce_max", "reduce_min"),
                         differs={} if _name in ("reduce_and", "reduce_or") else {
-                            "negative": NEGATIVE_AXES})
+                            "negative": NEGATIVE_AXES},
+                        jit_differs=NAN_CHOOSER if _name in ("reduce_max", "reduce_min")
+                        else {})
 for _name, _fn in {"argmax": np.argmax, "argmin": np.argmin}.items():
     LAX[_name] = _entry(_name, lambda x, axis, dtype, _fn=_fn: _fn(x, axis), [
         _c("axis0", _u((2, 3)), 0, i32), _c("axis1_ties", np.array([[1, 3, 3], [2, 2, 0]], f32),
