@@ -15,12 +15,13 @@ plugins: $(VENV)/.stamp-base
 	$(PY) -m plugax plugins
 
 # Kernel tests (tests/, toy primitives) run with no plugin loaded; the families'
-# tests (plugins/*/tests) and tests/integration run with every plugin. Both
-# summaries print; make fails if either run fails ("no tests collected" passes).
+# tests (plugins/*/tests), tests/integration and tests/composition (the matrix of
+# composed transformations) run with every plugin. Both summaries print; make fails if either run fails ("no tests collected" passes).
 # plugax-special is a separately installed distribution (the test stamp installs
 # it): pyproject's norecursedirs keeps a bare `pytest plugins` from collecting
 # its tests where it is not installed, so the plugin run names its tests here.
 INTEGRATION := $(wildcard tests/integration)
+COMPOSITION := $(wildcard tests/composition)
 SPECIAL     := plugins/plugax-special
 # every plugax.numpy/plugax.lax function against NumPy and recorded JAX results
 DIFFERENTIAL := $(wildcard tests/differential)
@@ -30,9 +31,10 @@ test: $(VENV)/.stamp-test
 	echo "== kernel tests (tests/), no plugins loaded"; \
 	PLUGAX_LOAD_PLUGINS= $(PYTEST) tests $(if $(INTEGRATION),--ignore=$(INTEGRATION)) \
 		$(if $(DIFFERENTIAL),--ignore=$(DIFFERENTIAL)) \
+		$(if $(COMPOSITION),--ignore=$(COMPOSITION)) \
 		|| [ $$? -eq 5 ] || status=1; \
 	echo "== plugin and integration tests, all plugins loaded"; \
-	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) $(DIFFERENTIAL) || [ $$? -eq 5 ] || status=1; \
+	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) $(COMPOSITION) $(DIFFERENTIAL) || [ $$? -eq 5 ] || status=1; \
 	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
 	else echo "make test: FAILED (see the summaries above)"; fi; \
 	exit $$status

@@ -1,0 +1,37 @@
+"""The composition matrix runs with every built-in family loaded, in float64."""
+import pytest
+
+import plugax
+import plugax.core.trace as trace_state
+from plugax.testing import x64
+
+FAMILIES = {"elementwise", "reductions", "shape", "dot", "control_flow", "xla_call"}
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = FAMILIES - set(plugax.registry.loaded_names())
+    if not missing:
+        return
+    skip = pytest.mark.skip(reason=f"needs the built-in families; not loaded: {sorted(missing)}")
+    for item in items:
+        if "composition" in str(item.fspath):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _float64():
+    """Finite differences need float64: x64 on for the whole module (one switch, so the
+    jit and partial-eval caches survive from test to test)."""
+    with x64():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _clean_trace_after():
+    """Every case, passing or failing, must leave the eval trace current. A stale trace is
+    reported as an error of the case that left it, then reset so later cases still run."""
+    yield
+    stale = trace_state.current_trace()
+    if stale is not trace_state.eval_trace:
+        trace_state._state.trace = trace_state.eval_trace
+        pytest.fail(f"the case left {stale!r} as the current trace")
