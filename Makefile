@@ -16,7 +16,8 @@ plugins: $(VENV)/.stamp-base
 
 # Kernel tests (tests/, toy primitives) run with no plugin loaded; the families'
 # tests (plugins/*/tests), tests/integration and tests/composition (the matrix of
-# composed transformations) run with every plugin. Both summaries print; make fails if either run fails ("no tests collected" passes).
+# composed transformations) run with every plugin. Both summaries print; make
+# fails if either run fails ("no tests collected" passes).
 # plugax-special is a separately installed distribution (the test stamp installs
 # it): pyproject's norecursedirs keeps a bare `pytest plugins` from collecting
 # its tests where it is not installed, so the plugin run names its tests here.
