@@ -302,7 +302,10 @@ class _KernelPlugin:
                       lowering={"default": _custom_call_lowering})
         return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
                         impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
-                        vmap=_custom_lin_no_forward, transpose=_custom_lin_transpose),
+                        vmap=_custom_lin_no_forward, transpose=_custom_lin_transpose,
+                        # reaching lowering means a jitted jvp/linearize of a custom_vjp
+                        # function: say so, rather than "no lowering rule"
+                        lowering={"default": _custom_lin_no_forward}),
                 RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, vmap=_custom_jvp_call_vmap,
                         transpose=_custom_jvp_call_transpose, **common),
                 RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, vmap=_custom_vjp_call_vmap,

@@ -486,3 +486,19 @@ def test_custom_rules_nested_second_order_property(x, wrappers):
     with x64(True):
         got = float(_second_derivative(tuple(wrappers))(x))
     assert got == pytest.approx(f_d2(x) + e_d2(x), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("path", ["jit.jvp", "jit.linearize", "jvp.jit", "linearize.jit"])
+def test_forward_mode_on_custom_vjp_under_jit_names_the_mistake(path):
+    """Not 'custom_lin has no lowering rule' (which sends the user to the wrong place)."""
+    @px.custom_vjp
+    def sq(x):
+        return x * x
+    sq.defvjp(lambda x: (x * x, x), lambda x, g: (2 * x * g,))
+    run = {"jit.jvp": lambda: px.jit(lambda x: px.jvp(sq, (x,), (x,))[1])(1.0),
+           "jit.linearize": lambda: px.jit(lambda x: px.linearize(sq, x)[1](x))(1.0),
+           "jvp.jit": lambda: px.jvp(px.jit(sq), (1.0,), (1.0,)),
+           "linearize.jit": lambda: px.linearize(px.jit(sq), 1.0)[1](1.0)}[path]
+    with pytest.raises(px.PlugaxError, match="forward-mode autodiff .* custom_vjp"):
+        run()
+    assert float(px.jit(px.grad(sq))(3.0)) == 6.0     # the next call works
