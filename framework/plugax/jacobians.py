@@ -84,17 +84,23 @@ def _check_float_inputs(leaves: list, name: str) -> None:
                             f"or jvp instead.")
 
 
+def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str) -> tuple:
+    """`f` as a function of the arguments at `nums` only, those arguments (as Arrays
+    or tracers: never converted to NumPy), their flat leaves and tree."""
+    f_partial, dyn = argnums_partial(f, nums, args)
+    leaves, in_tree = tu.tree_flatten(dyn)
+    leaves = as_arrays(leaves)
+    _check_float_inputs(leaves, name)
+    return f_partial, tu.tree_unflatten(in_tree, leaves), leaves, in_tree
+
+
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of `f` by forward mode: one jvp per input basis vector, batched."""
     nums, multiple = _argnums_tuple(argnums)
 
     @wraps(f)
     def jac_f(*args: Any) -> Any:
-        f_partial, dyn = argnums_partial(f, nums, args)
-        leaves, in_tree = tu.tree_flatten(dyn)
-        leaves = as_arrays(leaves)
-        _check_float_inputs(leaves, "jacfwd")
-        dyn = tu.tree_unflatten(in_tree, leaves)
+        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacfwd")
         basis, _ = _std_basis(leaves)
 
         def pushfwd(tangent_leaves: list) -> tuple:
@@ -124,9 +130,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
 
     @wraps(f)
     def jac_f(*args: Any) -> Any:
-        f_partial, dyn = argnums_partial(f, nums, args)
-        leaves, in_tree = tu.tree_flatten(dyn)
-        _check_float_inputs(leaves, "jacrev")
+        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacrev")
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
