@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..config import config
 from ..errors import MissingRuleError
+from .frames import user_frame
 
 __all__ = [
     "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
@@ -151,7 +152,6 @@ def _add_call_site(err: Exception) -> None:
     if getattr(err, "_plugax_call_site", False) or not err.args \
             or not isinstance(err.args[0], str):
         return
-    from .trace import user_frame   # trace imports this module
     err.args = (f"{err.args[0]}\n  at {user_frame()}", *err.args[1:])
     try:
         err._plugax_call_site = True

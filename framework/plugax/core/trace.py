@@ -12,8 +12,6 @@ level arithmetic, and makes `bind` one attribute read and one method call.
 """
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -24,6 +22,7 @@ from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversion
     UnexpectedTracerError
 from .array import Array, canonicalize_value, typed_array
 from .avals import ShapedArray, get_aval
+from .frames import user_frame
 from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, missing_rule, \
     rule_owner
 
@@ -131,32 +130,6 @@ class new_trace_context:
     def __exit__(self, *exc_info: Any) -> None:
         _state.trace = self.prev
         self.trace.invalidate()
-
-
-def user_frame() -> str:
-    """'file:line (function)' of the innermost frame outside plugax, for error messages."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        internal = _internal_files.get(filename)
-        if internal is None:   # every trace calls this: classify each file only once
-            name = filename.replace("\\", "/")
-            internal = _internal_files[filename] = (
-                name.startswith(_KERNEL_DIR) or "/plugax_" in name or "contextlib" in name
-                or name.startswith(_NUMPY_DIR))
-        if not internal:
-            name = filename.replace("\\", "/")
-            return f"{name}:{frame.f_lineno} ({frame.f_code.co_name})"
-        frame = frame.f_back
-    return "<unknown>"
-
-
-_internal_files: dict[str, bool] = {}
-
-
-_KERNEL_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))).replace("\\", "/")
-# NumPy's own frames are skipped too: `np.ones_like(tracer)` is reported at the user's line
-_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__)).replace("\\", "/") + "/"
 
 
 class Tracer:
