@@ -12,11 +12,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, broadcast_batched,
-                           deflinear, first_weak, instantiate, is_undefined_primal, moveaxis)
+from plugax import dtypes
+from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Tracer, Zero,
+                           broadcast_batched, canonicalize_dtype, deflinear, first_weak,
+                           instantiate, is_undefined_primal, moveaxis)
 
 __all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
-           "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front", "lowering_of"]
+           "unary_transpose", "zeros", "index_dtype_ok", "checked", "to_front", "lowering_of",
+           "normalized_indices"]
 
 
 def _shown(avals: Sequence[ShapedArray]) -> str:
@@ -146,3 +149,21 @@ def zeros(shape: Sequence[int], dtype: Any) -> Any:
     import plugax.lax as lax
     from plugax.extend import Array
     return lax.broadcast_in_dim(Array(np.zeros((), dtype)), tuple(shape), ())
+
+
+def normalized_indices(indices: Any, size: int) -> Any:
+    """Negative indices count from the end, as in NumPy (traced: lt/add/select_n, as JAX).
+
+    Here, not in numpy_api, because the lax-level slicing rules need it too."""
+    if isinstance(indices, Tracer):
+        import plugax.lax as lax
+        dtype = indices.aval.dtype
+        if dtype.kind == "u":
+            return indices
+        zero, n = Array(np.zeros((), dtype), True), Array(np.asarray(size, dtype), True)
+        return lax.select_n(lax.lt(indices, zero), indices, lax.add(indices, n))
+    value = np.asarray(indices)
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got dtype {value.dtype}")
+    return Array(np.where(value < 0, value + size, value).astype(canonicalize_dtype(
+        value.dtype if value.dtype.kind in "iu" and value.size else dtypes.default_int_dtype())))

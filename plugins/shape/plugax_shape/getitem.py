@@ -16,7 +16,8 @@ import numpy as np
 from plugax.extend import Array, Primitive, RuleContext, Tracer, UndefPrimal, get_aval
 
 from . import indexing, slicing, structural
-from .numpy_api import (_convert, _normalized_indices, asarray, broadcast_to, default_fill_value,
+from ._common import normalized_indices
+from .numpy_api import (_convert, asarray, broadcast_to, default_fill_value,
                         extend_axis, full_like, redirect_out_of_bounds, zeros_like)
 
 _TRANSPOSE_CTX = RuleContext("transpose")
@@ -121,7 +122,7 @@ def plan(shape: tuple, index: Any) -> list[Step]:
                  if k not in squeezed]
     if array is not None:
         gather_axis = array[0] - sum(a < array[0] for a in squeezed)
-        idx = _normalized_indices(array[1], shape[array[0]])
+        idx = normalized_indices(array[1], shape[array[0]])
         ishape = list(get_aval(idx).shape)
         dn = indexing.GatherDimensionNumbers(gather_axis)
         steps.append(Step(indexing.gather_p, (idx,), {"dimension_numbers": dn}))
@@ -266,7 +267,7 @@ def _extended(x: Any, index: Any) -> tuple | None:
         return index, None
     pos, axis = found
     size = shape[axis]
-    redirected, any_out = redirect_out_of_bounds(_normalized_indices(entries[pos], size), size)
+    redirected, any_out = redirect_out_of_bounds(normalized_indices(entries[pos], size), size)
     if not any_out:
         return index, None
     entries[pos] = redirected

@@ -17,7 +17,7 @@ from plugax import dtypes
 from plugax.extend import Array, Tracer, array_value, canonicalize_dtype, get_aval
 
 from . import indexing, slicing, structural
-from ._common import canonical_axes, canonical_axis
+from ._common import canonical_axes, canonical_axis, normalized_indices
 
 _SCALARS = (bool, int, float, complex)
 
@@ -308,22 +308,6 @@ def broadcast_arrays(*args: Any) -> list:
     return [broadcast_to(a, target) for a in args]
 
 
-def _normalized_indices(indices: Any, size: int) -> Any:
-    """Negative indices count from the end, as in NumPy (traced: lt/add/select_n, as JAX)."""
-    if isinstance(indices, Tracer):
-        import plugax.lax as lax
-        dtype = indices.aval.dtype
-        if dtype.kind == "u":
-            return indices
-        zero, n = Array(np.zeros((), dtype), True), Array(np.asarray(size, dtype), True)
-        return lax.select_n(lax.lt(indices, zero), indices, lax.add(indices, n))
-    value = np.asarray(indices)
-    if value.dtype.kind not in "iu":
-        raise TypeError(f"indices must be integers, got dtype {value.dtype}")
-    return Array(np.where(value < 0, value + size, value).astype(canonicalize_dtype(
-        value.dtype if value.dtype.kind in "iu" and value.size else dtypes.default_int_dtype())))
-
-
 # --- out-of-bounds indices: JAX's modes ------------------------------------------------------
 _MODES = (None, "fill", "clip", "wrap")
 
@@ -384,7 +368,7 @@ def _moded_indices(name: str, indices: Any, size: int, mode: Any,
         return pnp.remainder(_integer_indices(indices), size if size else 1), False
     if mode == "clip" and not clip_normalises:
         return _integer_indices(indices), False        # gather clamps into range itself
-    indices = _normalized_indices(indices, size)
+    indices = normalized_indices(indices, size)
     if mode == "clip":
         return indices, False
     return redirect_out_of_bounds(indices, size)

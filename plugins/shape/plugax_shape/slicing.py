@@ -16,8 +16,8 @@ import numpy as np
 from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, deflinear, get_aval,
                            first_weak, is_undefined_primal, moveaxis)
 
-from ._common import (checked, defshape, index_dtype_ok, linear_jvp, lowering_of, shape_error,
-                      to_front, unary_transpose, zeros)
+from ._common import (checked, defshape, index_dtype_ok, linear_jvp, lowering_of,
+                      normalized_indices, shape_error, to_front, unary_transpose, zeros)
 from .structural import broadcast_in_dim
 
 slice_p = Primitive("slice")
@@ -279,7 +279,6 @@ def _from_end(operand: Any, start_indices: Sequence[Any]) -> list:
     allow_negative_indices=True); the primitives then clamp the window into range.
     Anything but integer starts of the right number is left for the abstract eval rule
     to explain."""
-    from .numpy_api import _normalized_indices
     shape = get_aval(operand).shape
     if len(start_indices) != len(shape):
         return list(start_indices)
@@ -289,7 +288,7 @@ def _from_end(operand: Any, start_indices: Sequence[Any]) -> list:
             out.append(s)
         else:
             aval = get_aval(s)
-            out.append(_normalized_indices(s, n) if aval.dtype.kind == "i" and not aval.ndim
+            out.append(normalized_indices(s, n) if aval.dtype.kind == "i" and not aval.ndim
                        else s)
     return out
 
