@@ -19,7 +19,7 @@ import pytest
 
 import plugax
 from plugax.core.trace import current_trace, eval_trace
-from plugax.plugins.registry import PluginWarning, Registry
+from plugax.loader.registry import PluginWarning, Registry
 from plugax.extend import (Primitive, PluginInfo, Zero, hookimpl,
                            defbroadcasting, defjvp, deflinear, defvectorized)
 

@@ -17,7 +17,7 @@ import plugax
 from plugax.core import rules as R
 from plugax.core.trace import current_trace, eval_trace
 from plugax.extend import PluginInfo, Primitive, RuleSet, ShapedArray, hookimpl
-from plugax.plugins.registry import PluginWarning, Registry
+from plugax.loader.registry import PluginWarning, Registry
 
 
 def _load_quietly(fake) -> tuple[Registry, list[str]]:

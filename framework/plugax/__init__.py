@@ -2,7 +2,7 @@
 
 The kernel (this package) owns `bind`, the current trace and the jaxpr types;
 every primitive family arrives as a plugin found through the entry-point group
-``plugax``. Importing plugax discovers them (see `plugax.plugins.registry`).
+``plugax``. Importing plugax discovers them (see `plugax.loader.registry`).
 """
 import warnings as _warnings
 
@@ -23,7 +23,7 @@ from .api import jvp, vmap, make_jaxpr, block_until_ready
 from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
 from .jacobians import jacfwd, jacrev, hessian
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
-from .plugins.registry import registry, plugin_api_version
+from .loader.registry import registry, plugin_api_version
 from . import tree_util, numpy, lax, dtypes
 
 __version__ = "0.1.0"

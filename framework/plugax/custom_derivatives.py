@@ -28,8 +28,8 @@ from .errors import PlugaxError
 from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
 from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
-from .plugins.hookspec import hookimpl
-from .plugins.ruleset import PluginInfo, RuleSet
+from .loader.hookspec import hookimpl
+from .loader.ruleset import PluginInfo, RuleSet
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_lin_p", "custom_jvp_call_p", "custom_vjp_call_p",
            "kernel_plugin"]

@@ -26,10 +26,10 @@ from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, lower_jaxpr_to_module
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
-from .plugins.hookspec import hookimpl
-from .plugins.ruleset import RuleSet, PluginInfo
-from .plugins.registry import plugin_api_version, registry as _registry
-from .plugins.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
+from .loader.hookspec import hookimpl
+from .loader.ruleset import RuleSet, PluginInfo
+from .loader.registry import plugin_api_version, registry as _registry
+from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
                               broadcasting_shape, same_dtypes)
 

@@ -2,7 +2,7 @@
 
 
 def __getattr__(name: str):
-    from .plugins.registry import registry
+    from .loader.registry import registry
     raise AttributeError(f"plugax.lax has no function {name!r}: no loaded plugin provides "
                          f"it (loaded plugins: {', '.join(registry.loaded_names()) or 'none'}; "
                          f"see `plugax plugins`)")

@@ -7,7 +7,7 @@ from .core.array import Array as ndarray  # noqa: F401
 
 
 def __getattr__(name: str):
-    from .plugins.registry import registry
+    from .loader.registry import registry
     raise AttributeError(f"plugax.numpy has no function {name!r}: no loaded plugin provides "
                          f"it (loaded plugins: {', '.join(registry.loaded_names()) or 'none'}; "
                          f"see `plugax plugins`)")

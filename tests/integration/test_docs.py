@@ -107,8 +107,8 @@ def _run_outside(path: pathlib.Path) -> None:
 def test_plugin_api_page_covers_every_hook_and_ruleset_field():
     import dataclasses
     import inspect as _inspect
-    from plugax.plugins import hookspec
-    from plugax.plugins.ruleset import PluginInfo, RuleSet
+    from plugax.loader import hookspec
+    from plugax.loader.ruleset import PluginInfo, RuleSet
     page = (ROOT / "docs" / "plugin-api.md").read_text(encoding="utf-8")
     hooks = [n for n, f in vars(hookspec).items() if n.startswith("plugax_") and callable(f)]
     fields = [f.name for cls in (RuleSet, PluginInfo) for f in dataclasses.fields(cls)]

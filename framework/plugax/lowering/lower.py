@@ -5,7 +5,7 @@ MLIR value, and each equation's lowering rule turns input values into output
 values. A primitive without a rule for the platform falls back to its
 platform-independent rule (key ``"default"`` in a RuleSet's `lowering`; a
 primitive given only by an `expand` decomposition gets one derived from it, see
-plugins/derive.py); otherwise the error names the primitive and its plugin.
+loader/derive.py); otherwise the error names the primitive and its plugin.
 """
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def declared_cases(*plugin_names: str) -> list[Case]:
     Raises LookupError naming the loaded plugins when a named one is not loaded,
     and TypeError when a plugin's hook returns something other than Cases.
     """
-    from ..plugins.registry import registry
+    from ..loader.registry import registry
     records = registry.records
     names = list(plugin_names) or registry.loaded_names()
     missing = [n for n in names if n not in records or records[n].status != "loaded"]

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from ..errors import PluginError
-from ..plugins.registry import PluginRecord, registry
+from ..loader.registry import PluginRecord, registry
 
 __all__ = ["scoped_plugin", "registry_restored"]
 

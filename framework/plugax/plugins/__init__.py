@@ -1,1 +1,0 @@
-"""The plugin system: hook specs, typed records, the registry and rule helpers."""
