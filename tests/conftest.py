@@ -141,7 +141,7 @@ class FakeDists:
         return dist
 
     def good(self, base: str, prim: str, prim_module: str, *, offset: int = 0,
-             overrides: bool = False, api=(1, 1), requires=()) -> str:
+             overrides: bool = False, api=(2, 2), requires=()) -> str:
         return self.module(base, GOOD_PLUGIN.format(
             name=self.name(base), prim=prim, prim_module=prim_module, offset=offset,
             overrides=overrides, api=tuple(api), requires=tuple(requires)))

@@ -38,18 +38,20 @@ IMPL = "impl=lambda ctx, x: x"
 BROKEN = {
     "raises_on_import": ("raise ImportError('needs libfoo.so')",
                          ["import failed", "ImportError", "needs libfoo.so"]),
-    "malformed_ruleset": (RULES.format(ruleset=f"RuleSet(bad_p, {SAME}, {IMPL}, vmap='nope')"),
-                          ["malformed RuleSet", "bad_p", "rule 'vmap' must be callable"]),
+    "malformed_ruleset": (RULES.format(ruleset=f"RuleSet(bad_p, {SAME}, {IMPL}, batching='nope')"),
+                          ["malformed RuleSet", "bad_p", "rule 'batching' must be callable"]),
     "lacks_impl": (RULES.format(ruleset=f"RuleSet(bad_p, {SAME})"),
                    ["malformed RuleSet", "bad_p", "an 'impl' rule is required"]),
     "lacks_abstract_eval": (RULES.format(ruleset=f"RuleSet(bad_p, {IMPL})"),
-                            ["malformed RuleSet", "bad_p", "an 'abstract_eval' rule is required"]),
+                            ["rules for primitive 'bad_p'", "no loaded plugin defines",
+                             "when it has an abstract_eval rule"]),
     "incompatible_api": (RULES.format(ruleset=f"RuleSet(bad_p, {SAME}, {IMPL})"),
-                         ["supports plugin API versions 3..4", "provides version 1"]),
+                         ["supports plugin API versions 3..4", "provides version 2"]),
     "hook_raises": ("@hookimpl\ndef plugax_primitive_rules():\n    raise ValueError('oops')",
                     ["plugax_primitive_rules raised ValueError", "oops"]),
     "duplicate_primitive": (RULES.format(ruleset=f"RuleSet(good_p, {SAME}, {IMPL})"),
-                            ["primitive 'good_p' is defined by both", "overrides=True"]),
+                            ["primitive 'good_p' is already defined by", "gooddist",
+                             "overrides=True"]),
 }
 
 
@@ -57,7 +59,7 @@ def _install(dists, kind: str) -> tuple[str, str]:
     prims = dists.primitives("good_p", "bad_p")
     dists.good("good", "good_p", prims, offset=1)
     body, _ = BROKEN[kind]
-    api = (3, 4) if kind == "incompatible_api" else (1, 1)
+    api = (3, 4) if kind == "incompatible_api" else (2, 2)
     header = HEADER.format(prims=prims, api=api)
     if kind == "duplicate_primitive":
         header = header.replace("import bad_p", "import bad_p, good_p")

@@ -71,7 +71,7 @@ TOY_ARITH = [
             abstract_eval=lambda ctx, x, y: ShapedArray(x.shape or y.shape, x.dtype,
                                                         x.weak_type and y.weak_type),
             jvp=lambda ctx, p, t: (wmul(*p), _add(_scale(t[0], p[1]), _scale(t[1], p[0]))),
-            vmap=lambda ctx, args, dims: _bmul(args, dims)),
+            batching=lambda ctx, args, dims: _bmul(args, dims)),
     defvectorized(wneg_p, np.negative,
                   jvp=lambda ctx, p, t: (wneg(*p), t[0] if type(t[0]) is Zero else wneg(t[0]))),
 ]

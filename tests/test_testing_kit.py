@@ -115,7 +115,7 @@ GOOD_RULES = [
     defbroadcasting(add_p, np.add, jvp=deflinear(add_p), transpose=_add_transpose),
     RuleSet(reduce_sum_p, impl=lambda ctx, x, *, axes: np.sum(x, axis=axes, dtype=x.dtype),
             abstract_eval=_reduce_sum_abstract, jvp=deflinear(reduce_sum_p),
-            vmap=_reduce_sum_vmap, transpose=_reduce_sum_transpose),
+            batching=_reduce_sum_vmap, transpose=_reduce_sum_transpose),
     RuleSet(transpose_p, impl=lambda ctx, x, *, permutation: np.transpose(x, permutation),
             abstract_eval=lambda ctx, x, *, permutation: ShapedArray(
                 [x.shape[p] for p in permutation], x.dtype, x.weak_type)),
@@ -124,7 +124,7 @@ GOOD_RULES = [
                 shape, x.dtype, x.weak_type)),
     RuleSet(take_p, impl=lambda ctx, x, idx: x[idx], abstract_eval=_take_abstract,
             jvp=defjvp(take_p, lambda g, ans, x, idx: take_p.bind(g, idx), None),
-            vmap=_take_vmap),
+            batching=_take_vmap),
     RuleSet(batched_take_p, impl=_batched_take_impl, abstract_eval=_batched_take_abstract),
     defvectorized(to_int_p, lambda x: np.round(x).astype(np.int32),
                   dtype_rule=lambda x, **_: np.dtype(np.int32),
@@ -133,13 +133,13 @@ GOOD_RULES = [
     defvectorized(nojvp_p, np.tanh),
     RuleSet(sincos_p, impl=lambda ctx, x: [np.sin(x), np.cos(x)],
             abstract_eval=lambda ctx, x: [_same_aval(ctx, x)] * 2, jvp=_sincos_jvp,
-            vmap=lambda ctx, args, dims: (sincos_p.bind(args[0]), [dims[0]] * 2)),
+            batching=lambda ctx, args, dims: (sincos_p.bind(args[0]), [dims[0]] * 2)),
 ]
 
 # --- deliberately wrong rules ----------------------------------------------------------------
 bad_jvp_p, bad_primal_p = Primitive("bad_jvp_sin"), Primitive("bad_primal_sin")
 bad_vmap_p, bad_sum_vmap_p = Primitive("bad_vmap_sin"), Primitive("bad_vmap_sum")
-bad_dtype_p, bad_weak_p = Primitive("bad_dtype_sin"), Primitive("bad_weak_add")
+bad_dtype_p = Primitive("bad_dtype_sin")
 bad_neg_t_p, bad_sum_t_p = Primitive("bad_transpose_neg"), Primitive("bad_transpose_sum")
 bad_int_jvp_p = Primitive("bad_jvp_to_int")
 
@@ -153,22 +153,19 @@ BAD_RULES = [
                                            mul_p.bind(ts[0], cos_p.bind(ps[0])))),
     # says the batch axis is in front wherever it really is
     defvectorized(bad_vmap_p, np.sin,
-                  vmap=lambda ctx, args, dims: (bad_vmap_p.bind(args[0]), 0)),
+                  batching=lambda ctx, args, dims: (bad_vmap_p.bind(args[0]), 0)),
     # reduces the unbatched axes numbers in the batched array: ignores the batch dim
-    dataclasses.replace(GOOD_RULES[5], primitive=bad_sum_vmap_p,
+    GOOD_RULES[5].replace(primitive=bad_sum_vmap_p,
                         impl=lambda ctx, x, *, axes: np.sum(x, axis=axes, dtype=x.dtype),
-                        vmap=lambda ctx, args, dims, *, axes: (
+                        batching=lambda ctx, args, dims, *, axes: (
                             bad_sum_vmap_p.bind(args[0], axes=axes), dims[0]),
                         jvp=None, transpose=None),
     # float32 impl, abstract_eval claims int32
     defvectorized(bad_dtype_p, np.sin, dtype_rule=lambda x, **_: np.dtype(np.int32)),
-    # abstract_eval never weak, while evaluation follows the weak-type rule
-    dataclasses.replace(defbroadcasting(bad_weak_p, np.add),
-                        abstract_eval=lambda ctx, x, y: ShapedArray(x.shape, x.dtype, False)),
     # transpose of neg forgets the sign
     defvectorized(bad_neg_t_p, np.negative, transpose=lambda ctx, ct, x: [ct]),
     # transpose of reduce_sum that does not broadcast back
-    dataclasses.replace(GOOD_RULES[5], primitive=bad_sum_t_p, jvp=None, vmap=None,
+    GOOD_RULES[5].replace(primitive=bad_sum_t_p, jvp=None, batching=None,
                         transpose=lambda ctx, ct, x, *, axes: [ct]),
     # integer output with a float tangent
     defvectorized(bad_int_jvp_p, lambda x: np.round(x).astype(np.int32),
@@ -341,13 +338,6 @@ def test_wrong_abstract_eval_dtype_is_caught():
     assert "abstract_eval rule of primitive 'bad_dtype_sin'" in msg
     assert "dtype: abstract_eval says int32, impl gives float32" in msg
     assert "x0=f32[4,3]" in msg
-
-
-def test_wrong_weak_type_is_caught():
-    check_abstract_eval(bad_weak_p, X, X)  # strong inputs: agrees
-    with pytest.raises(AbstractEvalMismatch, match="weak_type: abstract_eval says False, "
-                                                   "impl gives True"):
-        check_abstract_eval(bad_weak_p, 1.0, 2.0)
 
 
 def test_wrong_transpose_is_caught():

@@ -23,6 +23,7 @@ from .api import jvp, vmap, make_jaxpr, block_until_ready
 from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
 from .jacobians import jacfwd, jacrev, hessian
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
+from .interpreters.builtin import transformations_plugin
 from .loader.registry import registry, plugin_api_version
 from . import tree_util, numpy, lax, dtypes
 
@@ -36,5 +37,6 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "custom_vjp", "registry", "plugin_api_version",
            "tree_util", "numpy", "lax", "dtypes"]
 
+registry.add_builtin(transformations_plugin, "transformations")
 registry.add_builtin(kernel_plugin, "kernel")
 registry.load_entry_points()

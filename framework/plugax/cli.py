@@ -16,28 +16,33 @@ import os
 import sys
 from typing import Any, Sequence
 
-COLUMNS = ("impl", "abstract_eval", "jvp", "vmap", "transpose", "lowering", "partial_eval")
+def _cell(origins: list[str]) -> str:
+    """'own' beats 'from <plugin>' beats 'derived' beats '-' when a column merges several
+    table entries (lowering has one per platform)."""
+    for wanted in ("own", "from ", "derived"):
+        hit = next((o for o in origins if o.startswith(wanted)), None)
+        if hit is not None:
+            return hit
+    return "-"
 
 
-def _cell(origins: list[str | None]) -> str:
-    """'own' beats 'derived' beats '-' when a column merges several table entries."""
-    if "own" in origins:
-        return "own"
-    return "derived" if "derived" in origins else "-"
-
-
-def _origins(prim: Any, column: str) -> list[str | None]:
+def _origins(prim: Any, kind: str) -> list[str]:
     from .core import rules as R
-    if column == "lowering":
-        return [R.rule_origin.get((prim, f"lowering:{platform}"), "derived")
-                for platform, table in R.lowering_rules.items() if prim in table]
-    kinds = ("partial_eval", "partial_eval_jaxpr") if column == "partial_eval" else (column,)
-    tables = R.all_tables()
-    return [R.rule_origin.get((prim, kind), "derived") for kind in kinds if prim in tables[kind]]
+    table = R.rule_kinds[kind].table
+    if R.rule_kinds[kind].per_platform:
+        return [R.rule_origin.get((prim, f"{kind}:{platform}"), "derived")
+                for platform, rules in table.items() if prim in rules]
+    return [R.rule_origin.get((prim, kind), "derived")] if prim in table else []
+
+
+def columns() -> list[str]:
+    """Every defined rule kind: the built-in ones, then third parties' (jet, ...)."""
+    from .core import rules as R
+    return list(R.rule_kinds)
 
 
 def collect() -> dict[str, Any]:
-    """The plugin records and the rule-coverage matrix as plain, JSON-ready data."""
+    """The plugin records, transformations and rule-coverage matrix as JSON-ready data."""
     import plugax
     from .core import rules as R
     owner_of = {}
@@ -46,18 +51,25 @@ def collect() -> dict[str, Any]:
         plugins.append({"name": rec.name, "distribution": rec.distribution,
                         "version": rec.version, "status": rec.status, "reason": rec.reason,
                         "requires": list(rec.info.requires) if rec.info else [],
-                        "primitives": len(rec.primitives)})
+                        "primitives": len(rec.primitives),
+                        "transformations": list(rec.transformations)})
         owner_of.update({prim: rec.name for prim in rec.primitives})
+    transformations = [{"name": t.name, "rule_kind": t.rule_kind, "plugin": rec.name,
+                        "distribution": rec.distribution, "description": t.description}
+                       for t, rec in plugax.registry.transformations.values()]
     prims = set(R.rule_owner)
-    for table in R.all_tables().values():
-        prims.update(table)
-    for table in R.lowering_rules.values():
-        prims.update(table)
+    for kind in R.rule_kinds.values():
+        for entry in (kind.table.values() if kind.per_platform else [kind.table]):
+            prims.update(entry)
+    cols = columns()
     coverage = [{"primitive": str(p), "plugin": owner_of.get(p, "?"),
-                 **{col: _cell(_origins(p, col)) for col in COLUMNS}}
+                 **{col: _cell(_origins(p, col)) for col in cols}}
                 for p in sorted(prims, key=str)]
     return {"plugax_version": plugax.__version__, "plugin_api_version": plugax.plugin_api_version,
-            "plugins": plugins, "coverage": coverage}
+            "plugins": plugins, "transformations": transformations,
+            "rule_kinds": {name: {"signature": k.signature(), "defined_by": k.defined_by}
+                           for name, k in R.rule_kinds.items()},
+            "coverage": coverage}
 
 
 def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> str:
@@ -75,12 +87,19 @@ def print_plugins(data: dict[str, Any]) -> None:
     print(f"plugax {data['plugax_version']} (plugin API version {data['plugin_api_version']})\n")
     print(_table(("plugin", "distribution", "version", "status", "primitives"), rows)
           if rows else "no plugins found in entry-point group 'plugax'")
-    print("\nrule coverage (own = given by the plugin, derived = built by the kernel, - = none)\n")
+    if data["transformations"]:
+        print("\ntransformations\n")
+        print(_table(("transformation", "rule kind", "plugin", "distribution"),
+                     [(t["name"], t["rule_kind"], t["plugin"], t["distribution"])
+                      for t in data["transformations"]]))
+    print("\nrule coverage (own = given by the defining plugin, from P = added by plugin P, "
+          "derived = built from a decomposition, - = none)\n")
     if not data["coverage"]:
         print("no primitives registered")
         return
-    print(_table(("primitive", "plugin") + COLUMNS,
-                 [[row["primitive"], row["plugin"]] + [row[c] for c in COLUMNS]
+    cols = list(data["rule_kinds"])
+    print(_table(["primitive", "plugin", *cols],
+                 [[row["primitive"], row["plugin"]] + [row[c] for c in cols]
                   for row in data["coverage"]]))
 
 

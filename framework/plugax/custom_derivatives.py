@@ -284,10 +284,6 @@ def _custom_vjp_call_transpose(ctx, cts, *args, call_jaxpr, fwd, bwd, name):
         f"a custom_jvp, or call it on primal values.")
 
 
-def _custom_call_weak_type(weak_flags, *, call_jaxpr, **_):
-    return [a.weak_type for a in call_jaxpr.out_avals]
-
-
 class _KernelPlugin:
     """The kernel's own primitives, registered through the same plugin path as families."""
 
@@ -298,17 +294,16 @@ class _KernelPlugin:
     @hookimpl
     def plugax_primitive_rules(self) -> list:
         common = dict(abstract_eval=_custom_call_abstract_eval, impl=_custom_call_impl,
-                      weak_type=_custom_call_weak_type,
                       lowering={"default": _custom_call_lowering})
         return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
                         impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
-                        vmap=_custom_lin_no_forward, transpose=_custom_lin_transpose,
+                        batching=_custom_lin_no_forward, transpose=_custom_lin_transpose,
                         # reaching lowering means a jitted jvp/linearize of a custom_vjp
                         # function: say so, rather than "no lowering rule"
                         lowering={"default": _custom_lin_no_forward}),
-                RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, vmap=_custom_jvp_call_vmap,
+                RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, batching=_custom_jvp_call_vmap,
                         transpose=_custom_jvp_call_transpose, **common),
-                RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, vmap=_custom_vjp_call_vmap,
+                RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, batching=_custom_vjp_call_vmap,
                         transpose=_custom_vjp_call_transpose, **common)]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 __all__ = [
     "PlugaxError", "ConcretizationTypeError", "UnexpectedTracerError",
     "MissingRuleError", "PluginError", "PluginConflictError", "ShapeError",
-    "TracerArrayConversionError",
+    "TracerArrayConversionError", "PluginAPIVersionError",
 ]
 
 
@@ -53,3 +53,7 @@ class PluginError(PlugaxError, RuntimeError):
 
 class PluginConflictError(PluginError):
     """Two plugins define the same primitive and neither declares an override."""
+
+
+class PluginAPIVersionError(PluginError, TypeError):
+    """A plugin uses a name or signature of another plugin API version."""

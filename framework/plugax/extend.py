@@ -8,10 +8,10 @@ helper constructors. Names here follow the plugin API version
 """
 from .core.avals import ShapedArray, get_aval
 from .core.array import Array, array_value, shared_constant, signature_id, signature_of
-from .core.rules import RuleContext
+from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds
 from .core.trace import Primitive, bind, Tracer, is_eager
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
-from .errors import ShapeError, PlugaxError, ConcretizationTypeError
+from .errors import ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError
 from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, instantiate,
                                    zeros_like_aval, add_tangents, tangent_aval)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
@@ -27,7 +27,7 @@ from .lowering import LoweringRuleContext, lower_jaxpr_to_module
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
-from .loader.ruleset import RuleSet, PluginInfo
+from .loader.ruleset import RuleSet, PluginInfo, Transformation
 from .loader.registry import plugin_api_version, registry as _registry
 from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
@@ -35,7 +35,8 @@ from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defve
 
 __all__ = [
     "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
-    "shared_constant", "RuleContext", "Primitive", "bind", "Tracer", "is_eager",
+    "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
+    "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
     "canonicalize_dtype", "result_type", "promote_types", "short_name",
     "ShapeError", "PlugaxError", "ConcretizationTypeError",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
@@ -62,3 +63,13 @@ def runtime():
 def registry_version() -> int:
     """Bumped whenever the set of plugins changes; caches of traced code key on it."""
     return _registry.version
+
+
+def get_primitive(name: str) -> Primitive:
+    """The loaded primitive called `name` (JAX's names: "sin", "reduce_sum", "pjit"),
+    the handle a plugin needs to add or override rules without a private import."""
+    prim = _registry.primitives_by_name.get(name)
+    if prim is None:
+        raise LookupError(f"no loaded plugin defines a primitive named {name!r} (loaded: "
+                          f"{', '.join(sorted(_registry.primitives_by_name)) or 'none'})")
+    return prim

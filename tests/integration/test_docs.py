@@ -108,10 +108,12 @@ def test_plugin_api_page_covers_every_hook_and_ruleset_field():
     import dataclasses
     import inspect as _inspect
     from plugax.loader import hookspec
-    from plugax.loader.ruleset import PluginInfo, RuleSet
+    from plugax.core.rules import rule_kinds
+    from plugax.loader.ruleset import PluginInfo, Transformation
     page = (ROOT / "docs" / "plugin-api.md").read_text(encoding="utf-8")
     hooks = [n for n, f in vars(hookspec).items() if n.startswith("plugax_") and callable(f)]
-    fields = [f.name for cls in (RuleSet, PluginInfo) for f in dataclasses.fields(cls)]
+    fields = [f.name for cls in (PluginInfo, Transformation) for f in dataclasses.fields(cls)]
+    fields += [*rule_kinds, "expand", "overrides", "primitive"]
     missing = [name for name in hooks + fields if f"`{name}" not in page]
     assert len(hooks) >= 5 and missing == [], f"docs/plugin-api.md does not mention {missing}"
     assert all(_inspect.getdoc(getattr(hookspec, h)) for h in hooks)

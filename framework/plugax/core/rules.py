@@ -14,9 +14,9 @@ from ..errors import MissingRuleError
 from .frames import user_frame
 
 __all__ = [
-    "RuleContext", "impl_rules", "abstract_eval_rules", "jvp_rules", "vmap_rules",
-    "transpose_rules", "partial_eval_rules", "partial_eval_jaxpr_rules", "lowering_rules",
-    "weak_type_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
+    "RuleContext", "RuleKind", "rule_kinds", "define_rule_kind", "impl_rules",
+    "abstract_eval_rules", "jvp_rules", "batching_rules", "transpose_rules",
+    "partial_eval_rules", "lowering_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
     "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
     "run_abstract_eval", "abstract_eval_cache", "forget_abstract_evals",
 ]
@@ -49,16 +49,93 @@ ABSTRACT_EVAL_CTX = RuleContext("abstract_eval")
 JVP_CTX = RuleContext("jvp")
 TRANSPOSE_CTX = RuleContext("transpose")
 
-impl_rules: dict[Any, Callable] = {}
-abstract_eval_rules: dict[Any, Callable] = {}
-jvp_rules: dict[Any, Callable] = {}
-vmap_rules: dict[Any, Callable] = {}
-transpose_rules: dict[Any, Callable] = {}
-partial_eval_rules: dict[Any, Callable] = {}
-partial_eval_jaxpr_rules: dict[Any, Callable] = {}
-weak_type_rules: dict[Any, Callable] = {}
-# platform -> {primitive: rule}
-lowering_rules: dict[str, dict[Any, Callable]] = {}
+
+class RuleKind:
+    """A kind of rule (jvp, batching, jet, ...): its name, its table and its signature.
+
+    Why a record: a transformation is a plugin, so the kernel cannot know every
+    kind of rule in advance. Defining a kind (`define_rule_kind`) creates its
+    table, states the signature every rule of the kind must have (checked when a
+    plugin loads, so a wrong rule fails with the plugin's name, not mid-trace),
+    and lets `RuleSet(prim, <kind>=rule)` accept it.
+
+    `positional` names the positional parameters, context first; `variadic`
+    means operands follow them (``impl(ctx, *operands, **params)``);
+    `per_platform` means a rule is given as ``{platform: rule}`` (lowering).
+    """
+
+    __slots__ = ("name", "positional", "variadic", "per_platform", "table", "doc",
+                 "defined_by")
+
+    def __init__(self, name: str, positional: tuple[str, ...], variadic: bool = False,
+                 per_platform: bool = False, doc: str = "", defined_by: str = "plugax"):
+        self.name = name
+        self.positional = tuple(positional)
+        self.variadic = variadic
+        self.per_platform = per_platform
+        self.table: dict = {}
+        self.doc = doc
+        self.defined_by = defined_by
+
+    def signature(self) -> str:
+        args = [*self.positional, *(["*operands"] if self.variadic else []), "**params"]
+        return f"{self.name}({', '.join(args)})"
+
+    def same_shape(self, other: "RuleKind") -> bool:
+        return (self.positional, self.variadic, self.per_platform) == \
+            (other.positional, other.variadic, other.per_platform)
+
+    def __repr__(self) -> str:
+        return f"RuleKind({self.signature()}, defined by {self.defined_by})"
+
+
+rule_kinds: dict[str, RuleKind] = {}
+
+
+def define_rule_kind(name: str, positional: tuple[str, ...] = ("ctx",), *,
+                     variadic: bool = False, per_platform: bool = False, doc: str = "",
+                     defined_by: str = "plugax") -> dict:
+    """Define a rule kind and return its table (``{primitive: rule}``).
+
+    Idempotent: defining a kind again with the same signature returns the same
+    table (a module may be imported twice, or by two distributions that share a
+    kind); a different signature is refused, naming both definers.
+    """
+    if not name.isidentifier() or name in _RESERVED:
+        raise ValueError(f"rule kind name {name!r} is not usable: it must be a Python "
+                         f"identifier and not one of {sorted(_RESERVED)}")
+    kind = RuleKind(name, positional, variadic, per_platform, doc, defined_by)
+    existing = rule_kinds.get(name)
+    if existing is not None:
+        if not existing.same_shape(kind):
+            raise ValueError(f"rule kind '{name}' is already defined by {existing.defined_by} "
+                             f"as {existing.signature()}; {defined_by} defines it as "
+                             f"{kind.signature()}")
+        return existing.table
+    rule_kinds[name] = kind
+    return kind.table
+
+
+# RuleSet fields that are not rule kinds
+_RESERVED = frozenset({"primitive", "expand", "overrides", "rules"})
+
+impl_rules = define_rule_kind(
+    "impl", ("ctx",), variadic=True, doc="evaluate on NumPy arrays (eager)")
+abstract_eval_rules = define_rule_kind(
+    "abstract_eval", ("ctx",), variadic=True, doc="output avals from input avals (required)")
+jvp_rules = define_rule_kind(
+    "jvp", ("ctx", "primals", "tangents"), doc="forward-mode derivative")
+batching_rules = define_rule_kind(
+    "batching", ("ctx", "args", "dims"), doc="vmap: the batched operation and output dims")
+transpose_rules = define_rule_kind(
+    "transpose", ("ctx", "ct"), variadic=True, doc="reverse mode of a linear primitive")
+partial_eval_rules = define_rule_kind(
+    "partial_eval", ("ctx", "trace"), variadic=True,
+    doc="split a higher-order primitive into known and unknown parts")
+lowering_rules_kind = define_rule_kind(
+    "lowering", ("ctx",), variadic=True, per_platform=True, doc="emit StableHLO (jit)")
+# platform -> {primitive: rule}; the "lowering" kind's table
+lowering_rules: dict[str, dict[Any, Callable]] = lowering_rules_kind
 # primitive -> "plugin 'name' (distribution dist version)"
 rule_owner: dict[Any, str] = {}
 # (primitive, kind) -> "own" | "derived"
@@ -77,11 +154,8 @@ def first_weak(weak_flags, **params) -> list[bool]:
 
 
 def all_tables() -> dict[str, dict]:
-    """Every single-level table by rule-kind name (used by the registry and the CLI)."""
-    return {"impl": impl_rules, "abstract_eval": abstract_eval_rules, "jvp": jvp_rules,
-            "vmap": vmap_rules, "transpose": transpose_rules,
-            "partial_eval": partial_eval_rules, "partial_eval_jaxpr": partial_eval_jaxpr_rules,
-            "weak_type": weak_type_rules}
+    """Every single-level table by rule-kind name (lowering, per platform, is apart)."""
+    return {name: kind.table for name, kind in rule_kinds.items() if not kind.per_platform}
 
 
 def missing_rule(primitive: Any, kind: str, transformation: str) -> MissingRuleError:

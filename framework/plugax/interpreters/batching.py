@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
-from ..core.rules import RuleContext, missing_rule, vmap_rules
+from ..core.rules import RuleContext, missing_rule, batching_rules
 from ..errors import PlugaxError
 from .ad_util import instantiate
 
@@ -54,7 +54,7 @@ class BatchTrace(core.Trace):
         try:
             if all(d is None for d in dims):
                 return primitive.bind(*vals, **params)
-            rule = vmap_rules.get(primitive)
+            rule = batching_rules.get(primitive)
             if rule is None:
                 raise missing_rule(primitive, "vmap", "vmap (batching)")
             out, out_dim = rule(self.ctx, list(vals), list(dims), **params)

@@ -21,10 +21,13 @@ import numpy as np
 from ..core import trace as core
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
-from ..core.rules import abstract_eval, partial_eval_rules
+from ..core.rules import RuleContext, abstract_eval, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 __all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "dce_closed_jaxpr"]
+
+
+PARTIAL_EVAL_CTX = RuleContext("partial_eval")
 
 
 class PartialEvalTracer(core.Tracer):
@@ -92,7 +95,7 @@ class PartialEvalTrace(core.Trace):
             return self.bind_known(primitive, args, params)
         rule = partial_eval_rules.get(primitive)
         if rule is not None:
-            return rule(self, *args, **params)
+            return rule(PARTIAL_EVAL_CTX, self, *args, **params)
         return self.stage(primitive, args, params)
 
     def bind_known(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:

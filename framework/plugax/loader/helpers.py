@@ -145,15 +145,16 @@ def deflinear(prim: Primitive) -> Callable:
 
 
 def defvectorized(prim: Primitive, impl: Callable, *, dtype_rule: Callable | None = None,
-                  **rules: Any) -> RuleSet:
-    """RuleSet of a unary elementwise primitive; `impl(x, **params)` is a NumPy function."""
+                  weak_type: Callable = all_weak, **rules: Any) -> RuleSet:
+    """RuleSet of a unary elementwise primitive; `impl(x, **params)` is a NumPy function.
+    `weak_type(weak_flags, **params) -> [bool]` decides the result's weak type."""
     dtype_rule = dtype_rule or same_dtypes(prim)
     return RuleSet(
-        primitive=prim,
+        prim,
         impl=lambda ctx, x, **params: impl(x, **params),
-        abstract_eval=standard_abstract_eval(prim, lambda a, **_: a.shape, dtype_rule),
-        vmap=rules.pop("vmap", None) or vectorized_vmap(prim),
-        weak_type=rules.pop("weak_type", None) or all_weak,
+        abstract_eval=standard_abstract_eval(prim, lambda a, **_: a.shape, dtype_rule,
+                                             weak_type),
+        batching=rules.pop("batching", None) or vectorized_vmap(prim),
         **rules)
 
 
@@ -168,6 +169,5 @@ def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | N
         primitive=prim,
         impl=lambda ctx, *args, **params: impl(*args, **params),
         abstract_eval=abstract_eval,
-        vmap=rules.pop("vmap", None) or broadcasting_vmap(prim),
-        weak_type=weak_type,
+        batching=rules.pop("batching", None) or broadcasting_vmap(prim),
         **rules)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pluggy
 
-from .ruleset import PluginInfo, RuleSet
+from .ruleset import PluginInfo, RuleSet, Transformation
 
 __all__ = ["hookspec", "hookimpl", "PROJECT"]
 
@@ -38,6 +38,19 @@ def plugax_primitive_rules() -> Iterable[RuleSet]:
 
     A primitive defined by two plugins is an error naming both distributions,
     unless exactly one of the RuleSets sets ``overrides=True``.
+    """
+
+
+@hookspec
+def plugax_transformations() -> Iterable[Transformation]:
+    """Return the `Transformation`s this plugin contributes.
+
+    A transformation owns a rule kind (define it with
+    `plugax.extend.define_rule_kind` before returning the record) and says how
+    its rules derive from decompositions and how the kit checks them. The
+    kernel's own transformations come through this hook too. Two plugins
+    contributing a transformation of the same name: the later one is refused,
+    naming both.
     """
 
 

@@ -70,3 +70,14 @@ def clear_frontend() -> None:
             elif name in cls.__dict__:
                 delattr(cls, name)
     _installed_methods.clear()
+
+
+def install_primitive_handles(primitives: Mapping[str, object]) -> None:
+    """`plugax.lax.<name>_p` for every loaded primitive (JAX's handles), so a plugin
+    overriding or extending a built-in primitive needs no private import."""
+    module = namespace_module("lax")
+    for name, prim in primitives.items():
+        handle = f"{name}_p"
+        if handle.isidentifier() and handle not in module.__dict__:
+            setattr(module, handle, prim)
+            _installed_functions.append((module, handle))

@@ -21,12 +21,14 @@ from ..core import rules as R
 from ..errors import PluginConflictError, PluginError
 from . import hookspec
 from .derive import derive_missing_rules
-from .namespaces import install_array_methods, install_frontend, clear_frontend
-from .ruleset import PluginInfo, RuleSet
+from .signatures import signature_problems
+from .namespaces import (clear_frontend, install_array_methods, install_frontend,
+                         install_primitive_handles)
+from .ruleset import VERSION_1_NAMES, PluginInfo, RuleSet, Transformation
 
 __all__ = ["Registry", "PluginRecord", "PluginWarning", "registry", "plugin_api_version"]
 
-plugin_api_version = 1
+plugin_api_version = 2
 
 
 class PluginWarning(UserWarning):
@@ -45,6 +47,7 @@ class PluginRecord:
     plugin: Any = None
     info: PluginInfo | None = None
     primitives: list = field(default_factory=list)
+    transformations: list = field(default_factory=list)
 
     def owner(self) -> str:
         return f"plugin '{self.name}' (distribution {self.distribution} {self.version})"
@@ -65,6 +68,8 @@ class Registry:
         self.pm.add_hookspecs(hookspec)
         self.records: dict[str, PluginRecord] = {}
         self.version = 0
+        self.transformations: dict[str, tuple] = {}
+        self.primitives_by_name: dict[str, Any] = {}
         self._lock = threading.RLock()
 
     @property
@@ -159,19 +164,21 @@ class Registry:
     def rebuild(self) -> None:
         """Recompute every table from the loaded plugins (in place: callers keep references)."""
         with self._lock:
-            for table in R.all_tables().values():
-                table.clear()
-            R.lowering_rules.clear()
+            for kind in R.rule_kinds.values():
+                kind.table.clear()
             R.rule_owner.clear()
             R.rule_origin.clear()
             R.forget_abstract_evals()
             clear_frontend()
             loaded = [r for r in self.records.values() if r.status == "loaded"]
             accepted = [r for r in loaded if self._accept(r)]
-            rulesets = self._collect_rulesets(accepted)
-            for record, ruleset in rulesets:
-                self._install(record, ruleset)
-            derive_missing_rules([rs for _, rs in rulesets])
+            self.transformations = self._collect_transformations(accepted)
+            accepted = [r for r in accepted if r.status == "loaded"]
+            installed = self._collect_rulesets(accepted)
+            for record, rs in installed:
+                self._install(record, rs)
+            derive_missing_rules([rs for _, rs in installed if rs.defines],
+                                 [t for t, _ in self.transformations.values()])
             for record in accepted:
                 if record.status == "loaded":
                     self._check_requires(record)
@@ -179,6 +186,7 @@ class Registry:
                         install_frontend(answer or {})
                     for answer in self._answers("plugax_array_methods", record):
                         install_array_methods(answer or {})
+            install_primitive_handles(self.primitives_by_name)
             self.version += 1
 
     def _accept(self, record: PluginRecord) -> bool:
@@ -190,12 +198,41 @@ class Registry:
         low, high = info.api_versions
         if not low <= plugin_api_version <= high:
             self._fail(record, f"it supports plugin API versions {low}..{high}, "
-                               f"but this plugax provides version {plugin_api_version}")
+                               f"but this plugax provides version {plugin_api_version}"
+                               f"{_version_changes(high)}")
             return False
         return True
 
+    def _collect_transformations(self, records: list[PluginRecord]) -> dict:
+        """name -> (Transformation, record); a name taken twice refuses the later plugin."""
+        found: dict[str, tuple[Transformation, PluginRecord]] = {}
+        for record in records:
+            try:
+                answers = [t for group in self._answers("plugax_transformations", record)
+                           for t in (group or ())]
+            except Exception as err:
+                self._fail(record, f"plugax_transformations raised {type(err).__name__}: {err}")
+                continue
+            problem = next((_transformation_problem(t) for t in answers
+                            if _transformation_problem(t)), None)
+            taken = next((t for t in answers if t.name in found), None) if not problem else None
+            if taken is not None:
+                problem = (f"transformation '{taken.name}' is already contributed by "
+                           f"{found[taken.name][1].owner()}")
+            if problem:
+                self._fail(record, problem)
+                continue
+            record.transformations = [t.name for t in answers]
+            for t in answers:
+                found[t.name] = (t, record)
+        return found
+
     def _collect_rulesets(self, records: list[PluginRecord]) -> list[tuple]:
-        by_primitive: dict[Any, tuple[PluginRecord, RuleSet]] = {}
+        """The RuleSets to install, in order: definitions first, then additions and
+        overrides. A primitive is identified by its name; a second definition of a
+        taken name, or a second rule of one kind for one primitive, refuses the later
+        plugin (with PLUGAX_STRICT_PLUGINS, import stops), naming both distributions."""
+        answers_by_record = []
         for record in records:
             try:
                 answers = [rs for group in self._answers("plugax_primitive_rules", record)
@@ -206,39 +243,88 @@ class Registry:
             problems = [f"{getattr(rs, 'primitive', rs)}: {p}" for rs in answers
                         for p in (rs.problems() if isinstance(rs, RuleSet)
                                   else [f"expected a RuleSet, got {type(rs).__name__}"])]
+            problems += signature_problems(answers) if not problems else []
             if problems:
                 self._fail(record, "malformed RuleSet(s): " + "; ".join(problems))
                 continue
-            record.primitives = [rs.primitive for rs in answers]
-            for rs in answers:
-                self._add_ruleset(by_primitive, record, rs)
-        return list(by_primitive.values())
+            answers_by_record.append((record, answers))
+        self.primitives_by_name, self._definers = {}, {}
+        for record, _ in answers_by_record:
+            record.primitives = []
+        owners: dict[tuple, PluginRecord] = {}     # (name, kind) -> record giving it
+        installed = []
+        for stage in ("define", "add", "override"):
+            for record, answers in answers_by_record:
+                if record.status != "loaded":
+                    continue
+                mine = [rs for rs in answers if _stage(rs) == stage]
+                conflict = self._conflict(record, mine, owners, stage)
+                if conflict:
+                    self._refuse(record, conflict)
+                    continue
+                for rs in mine:
+                    if stage == "define":
+                        self.primitives_by_name[rs.primitive.name] = rs.primitive
+                        self._definers[rs.primitive.name] = record
+                        record.primitives.append(rs.primitive)
+                    for kind in rs.kinds():
+                        owners[(rs.primitive.name, kind)] = record
+                    installed.append((record, rs))
+        loaded = {id(r) for r, _ in answers_by_record if r.status == "loaded"}
+        return [(r, rs) for r, rs in installed if id(r) in loaded]
 
-    def _add_ruleset(self, by_primitive: dict, record: PluginRecord, rs: RuleSet) -> None:
-        previous = by_primitive.get(rs.primitive)
-        if previous is None or (rs.overrides and not previous[1].overrides):
-            by_primitive[rs.primitive] = (record, rs)
-            return
-        if previous[1].overrides and not rs.overrides:
-            return
-        message = (f"primitive '{rs.primitive}' is defined by both {previous[0].owner()} "
-                   f"and {record.owner()}; uninstall or disable one "
-                   f"(PLUGAX_DISABLE_PLUGINS), or set overrides=True in exactly one RuleSet")
+    def _conflict(self, record: PluginRecord, rulesets: list, owners: dict,
+                  stage: str) -> str | None:
+        """Why `record`'s RuleSets of this stage cannot be installed (None: they can)."""
+        seen: set = set()
+        for rs in rulesets:
+            name = rs.primitive.name
+            existing = self.primitives_by_name.get(name)
+            if stage == "define":
+                if name in seen:
+                    return f"it defines primitive '{name}' twice"
+                seen.add(name)
+                if existing is not None:
+                    return (f"primitive '{name}' is already defined by "
+                            f"{self._definers[name].owner()}; "
+                            f"a RuleSet that replaces another's rules must say overrides=True "
+                            f"(and use the same primitive: plugax.extend.get_primitive('{name}'))")
+                continue
+            if existing is None:
+                return (f"it gives rules for primitive '{name}', which no loaded plugin "
+                        f"defines (a RuleSet defines its primitive when it has an "
+                        f"abstract_eval rule or an expand)")
+            if existing is not rs.primitive:
+                return (f"its RuleSet for '{name}' uses a different Primitive object than "
+                        f"the one {self._definers[name].owner()} "
+                        f"defines; use plugax.extend.get_primitive('{name}') (or "
+                        f"plugax.lax.{name}_p)")
+            if stage == "add":
+                taken = [k for k in rs.kinds() if (name, k) in owners]
+                if taken:
+                    return (f"it gives a {taken[0]} rule for primitive '{name}', which "
+                            f"{owners[(name, taken[0])].owner()} already gives; set "
+                            f"overrides=True to replace it")
+        return None
+
+    def _refuse(self, record: PluginRecord, reason: str) -> None:
+        """A conflict: strict mode stops the import, otherwise the plugin is skipped."""
         if self.strict:
-            raise PluginConflictError(message)
-        warnings.warn(message, PluginWarning, stacklevel=4)
+            record.status, record.reason = "failed", reason
+            raise PluginConflictError(f"{record.owner()} was not loaded: {reason}")
+        self._fail(record, reason)
 
     def _install(self, record: PluginRecord, rs: RuleSet) -> None:
         prim = rs.primitive
-        R.rule_owner[prim] = record.owner()
-        for kind, table in R.all_tables().items():
-            rule = getattr(rs, kind)
-            if rule is not None:
-                table[prim] = rule
-                R.rule_origin[(prim, kind)] = "own"
+        if rs.defines:
+            R.rule_owner[prim] = record.owner()
+        origin = "own" if rs.defines else f"from {record.name}"
+        for kind, rule in rs.rules.items():
+            R.rule_kinds[kind].table[prim] = rule
+            R.rule_origin[(prim, kind)] = origin
         for platform, rule in rs.lowering.items():
             R.lowering_rules.setdefault(platform, {})[prim] = rule
-            R.rule_origin[(prim, f"lowering:{platform}")] = "own"
+            R.rule_origin[(prim, f"lowering:{platform}")] = origin
 
     def _check_requires(self, record: PluginRecord) -> None:
         missing = [name for name in record.info.requires
@@ -255,3 +341,26 @@ class Registry:
 
 
 registry = Registry()
+
+
+def _stage(rs: RuleSet) -> str:
+    return "override" if rs.overrides else "define" if rs.defines else "add"
+
+
+def _transformation_problem(t: Any) -> str | None:
+    if not isinstance(t, Transformation):
+        return f"plugax_transformations must return Transformation records, got {t!r}"
+    if t.rule_kind not in R.rule_kinds:
+        return (f"transformation '{t.name}' reads rule kind '{t.rule_kind}', which is not "
+                f"defined (call plugax.extend.define_rule_kind first)")
+    return None
+
+
+def _version_changes(high: int) -> str:
+    """What changed since the version a refused plugin was written for."""
+    if high >= plugin_api_version:
+        return ""
+    changes = "; ".join(f"'{name}' {what}" for name, what in VERSION_1_NAMES.items())
+    return (f". Version 2 changed: {changes}; weak_type and partial_eval rules take the "
+            f"context first; 'expand' is expand(ctx, *args, **params) (see 'Changes in "
+            f"version 2' in docs/plugin-api.md)")

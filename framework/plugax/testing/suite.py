@@ -73,7 +73,7 @@ def _run_transpose(prim: Any, *args: Any, linear_argnums: Any = None, **params: 
 
 register_check("abstract_eval", check_abstract_eval, table=R.abstract_eval_rules)
 register_check("jvp", check_jvp, table=R.jvp_rules, applies=_differentiable)
-register_check("vmap", check_vmap, table=R.vmap_rules, applies=lambda args, linear: len(args) > 0)
+register_check("vmap", check_vmap, table=R.batching_rules, applies=lambda args, linear: len(args) > 0)
 register_check("transpose", _run_transpose, table=R.transpose_rules,
                applies=lambda args, linear: linear is not None)
 register_check("second_order", check_second_order, table=R.jvp_rules, applies=_differentiable)

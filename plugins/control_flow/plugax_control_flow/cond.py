@@ -103,7 +103,7 @@ def _select_branches(size, index, operands, batched, branches):
 
 
 # --- partial evaluation ----------------------------------------------------------------
-def _partial_eval(trace, index, *operands, branches):
+def _partial_eval(ctx, trace, index, *operands, branches):
     """Known outputs now (by a cond over the known operands), unknown ones staged.
 
     Each known branch returns its own residuals and zeros in the slots of the
@@ -168,4 +168,4 @@ def _transpose(ctx, cts, index, *operands, branches):
 
 
 RULES = [RuleSet(primitive=cond_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 vmap=_vmap, partial_eval=_partial_eval, transpose=_transpose)]
+                 batching=_vmap, partial_eval=_partial_eval, transpose=_transpose)]

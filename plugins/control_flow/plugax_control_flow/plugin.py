@@ -1,7 +1,6 @@
 """Hook implementations of the control-flow family."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
@@ -22,11 +21,11 @@ def plugax_plugin_info() -> PluginInfo:
 def plugax_primitive_rules() -> list:
     scan_rules = RuleSet(primitive=scan.scan_p, impl=scan.scan_impl,
                          abstract_eval=scan.scan_abstract_eval, jvp=scan.scan_jvp,
-                         vmap=scan.scan_vmap, partial_eval=scan_ad.scan_partial_eval,
+                         batching=scan.scan_vmap, partial_eval=scan_ad.scan_partial_eval,
                          transpose=scan_ad.scan_transpose,
                          lowering={"default": lowering.lower_scan})
-    cond_rules = replace(cond.RULES[0], lowering={"default": lowering.lower_cond})
-    while_rules = replace(while_loop.RULES[0], lowering={"default": lowering.lower_while})
+    cond_rules = cond.RULES[0].replace(lowering={"default": lowering.lower_cond})
+    while_rules = while_loop.RULES[0].replace(lowering={"default": lowering.lower_while})
     return [cond_rules, while_rules, scan_rules]
 
 

@@ -27,7 +27,7 @@ __all__ = ["scan_partial_eval", "scan_transpose"]
 
 
 # --- partial evaluation ----------------------------------------------------------------
-def scan_partial_eval(trace, *args, **params):
+def scan_partial_eval(ctx, trace, *args, **params):
     jaxpr, nc, ncar = params["jaxpr"], params["num_consts"], params["num_carry"]
     n_ys = len(jaxpr.out_avals) - ncar
     const_uk, carry_uk, xs_uk = split([trace.is_unknown(x) for x in args], nc, ncar)

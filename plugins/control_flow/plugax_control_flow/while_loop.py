@@ -124,7 +124,7 @@ def _broadcast_pred(pred, shape):
 
 
 # --- partial evaluation (forward only) -------------------------------------------------
-def _partial_eval(trace, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+def _partial_eval(ctx, trace, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """Known carries by a while over the known parts; the rest by staging the whole loop."""
     params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
                   body_nconsts=body_nconsts)
@@ -164,4 +164,4 @@ def _transpose(ctx, cts, *args, **params):
 
 
 RULES = [RuleSet(primitive=while_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 vmap=_vmap, partial_eval=_partial_eval, transpose=_transpose)]
+                 batching=_vmap, partial_eval=_partial_eval, transpose=_transpose)]

@@ -235,7 +235,7 @@ def _vmap(ctx, args, dims, *, dimension_numbers, **params):
 
 
 RULES = [RuleSet(primitive=dot_general_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 vmap=_vmap, transpose=_transpose, weak_type=all_weak,
+                 batching=_vmap, transpose=_transpose,
                  lowering={"default": dot_general_lowering})]
 
 

@@ -96,9 +96,8 @@ CONVERT = RuleSet(
     impl=lambda ctx, x, *, new_dtype, weak_type: _convert_value(x, new_dtype),
     abstract_eval=_convert_abstract_eval, jvp=_convert_jvp, transpose=_convert_transpose,
     lowering=L.convert_element_type,
-    vmap=lambda ctx, args, dims, **params: (convert_element_type_p.bind(args[0], **params),
-                                            dims[0]),
-    weak_type=lambda flags, *, new_dtype, weak_type: [weak_type])
+    batching=lambda ctx, args, dims, **params: (convert_element_type_p.bind(args[0], **params),
+                                                dims[0]))
 
 
 # --- vmap for ops whose operands must share a shape except a few rank-0 ones --------
@@ -183,9 +182,8 @@ def _select_n_transpose(ctx, ct, which, *cases):
 
 SELECT_N = RuleSet(primitive=select_n_p, impl=_select_n_impl,
                    abstract_eval=_select_n_abstract_eval, jvp=_select_n_jvp,
-                   transpose=_select_n_transpose, vmap=full_operand_vmap(select_n_p, (0,)),
-                   lowering=L.select_n,
-                   weak_type=lambda flags: [all(flags[1:])])
+                   transpose=_select_n_transpose, batching=full_operand_vmap(select_n_p, (0,)),
+                   lowering=L.select_n)
 
 
 # --- clamp(min, x, max) -------------------------------------------------------------
@@ -217,7 +215,6 @@ CLAMP = RuleSet(
         lambda g, ans, lo, x, hi: _masked(and_p.bind(gt_p.bind(lo, x), le_p.bind(lo, hi)), g),
         lambda g, ans, lo, x, hi: _masked(and_p.bind(ge_p.bind(x, lo), le_p.bind(x, hi)), g),
         lambda g, ans, lo, x, hi: _masked(or_p.bind(lt_p.bind(hi, x), lt_p.bind(hi, lo)), g)),
-    vmap=full_operand_vmap(clamp_p, (0, 2)), lowering=L.clamp,
-    weak_type=all_weak)
+    batching=full_operand_vmap(clamp_p, (0, 2)), lowering=L.clamp)
 
 RULES = [CONVERT, SELECT_N, CLAMP]

@@ -18,7 +18,7 @@ from .primitives import RULES
 def plugax_plugin_info() -> PluginInfo:
     # elementwise: mul, exp, neg, square, add in the jvp rules and logsumexp;
     # reductions: max and sum in logsumexp; shape: squeeze, broadcasting.
-    return PluginInfo(name="special", api_versions=(1, 1), version=__version__,
+    return PluginInfo(name="special", api_versions=(2, 2), version=__version__,
                       requires=("elementwise", "reductions", "shape"),
                       description="special functions: erf, erfc, erf_inv, lgamma, digamma, "
                                   "polygamma; scipy.special front end with logsumexp")

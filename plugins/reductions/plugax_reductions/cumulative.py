@@ -48,7 +48,7 @@ def defcumulative(prim: Primitive, ufunc: np.ufunc, *, accepts: tuple, jvp: Call
         return prim.bind(args[0], axis=axis + (axis >= d), reverse=reverse), d
 
     return RuleSet(primitive=prim, impl=impl, abstract_eval=abstract_eval, jvp=jvp,
-                   vmap=vmap, transpose=transpose, weak_type=lambda flags, **_: [flags[0]],
+                   batching=vmap, transpose=transpose,
                    lowering={"default": lowering} if lowering else {})
 
 

@@ -67,10 +67,9 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
             raise TypeError(prim)  # failure into abstract_eval's ShapeError
         return impl(x, **params)
 
-    weak = first_weak if out_dtype is None else (lambda flags, **_: [False])
     return RuleSet(primitive=prim, impl=checked_impl,
-                   abstract_eval=abstract_eval, jvp=jvp, vmap=vmap, transpose=transpose,
-                   weak_type=weak, lowering={"default": lowering} if lowering else {})
+                   abstract_eval=abstract_eval, jvp=jvp, batching=vmap, transpose=transpose,
+                   lowering={"default": lowering} if lowering else {})
 
 
 # --- reduce_sum: linear; its transpose broadcasts the cotangent back ------------------

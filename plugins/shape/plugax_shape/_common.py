@@ -55,7 +55,7 @@ def index_dtype_ok(aval: ShapedArray) -> bool:
 
 
 def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
-             transpose: Callable, vmap: Callable) -> RuleSet:
+             transpose: Callable, batching: Callable) -> RuleSet:
     """RuleSet of a one-operand shape primitive.
 
     `impl(x, **params)` is NumPy; `shape_rule(aval, **params)` returns the output
@@ -67,8 +67,8 @@ def defshape(prim: Primitive, impl: Callable, shape_rule: Callable, *,
 
     return RuleSet(primitive=prim,
                    impl=checked(impl, abstract_eval, takes_ctx=False),
-                   abstract_eval=abstract_eval, jvp=deflinear(prim), vmap=vmap,
-                   transpose=transpose, weak_type=first_weak,
+                   abstract_eval=abstract_eval, jvp=deflinear(prim), batching=batching,
+                   transpose=transpose,
                    lowering=lowering_of(prim))
 
 

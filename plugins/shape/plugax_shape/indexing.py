@@ -195,13 +195,11 @@ RULES = [
             abstract_eval=_iota_abstract_eval, jvp=_no_tangent, lowering=lowering_of(iota_p)),
     RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval),
             abstract_eval=_gather_abstract_eval,
-            jvp=linear_jvp(gather_p, [0]), vmap=_gather_vmap, transpose=_gather_transpose,
-            weak_type=first_weak, lowering=lowering_of(gather_p)),
+            jvp=linear_jvp(gather_p, [0]), batching=_gather_vmap, transpose=_gather_transpose, lowering=lowering_of(gather_p)),
     RuleSet(primitive=scatter_add_p,
             impl=checked(_scatter_add_impl, _scatter_add_abstract_eval),
             abstract_eval=_scatter_add_abstract_eval, jvp=linear_jvp(scatter_add_p, [0, 2]),
-            vmap=_scatter_add_vmap, transpose=_scatter_add_transpose,
-            weak_type=first_weak, lowering=lowering_of(scatter_add_p)),
+            batching=_scatter_add_vmap, transpose=_scatter_add_transpose, lowering=lowering_of(scatter_add_p)),
 ]
 
 LAX = {"iota": iota, "broadcasted_iota": broadcasted_iota, "gather": gather,

@@ -359,32 +359,24 @@ def lax_dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[
     return dynamic_update_slice(operand, update, _from_end(operand, start_indices))
 
 
-def _both_weak(flags, **params):
-    """pad and dynamic_update_slice are weakly typed only when both arrays that give them
-    values are (operand and padding value / update), as in JAX; start indices don't count."""
-    return [flags[0] and flags[1]]
-
-
 RULES = [
-    defshape(slice_p, _slice_impl, _slice_shape, transpose=_slice_transpose, vmap=_slice_vmap),
+    defshape(slice_p, _slice_impl, _slice_shape, transpose=_slice_transpose, batching=_slice_vmap),
     RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval),
             abstract_eval=_pad_abstract_eval,
-            jvp=deflinear(pad_p), vmap=_pad_vmap, transpose=_pad_transpose,
-            weak_type=_both_weak, lowering=lowering_of(pad_p)),
+            jvp=deflinear(pad_p), batching=_pad_vmap, transpose=_pad_transpose, lowering=lowering_of(pad_p)),
     RuleSet(primitive=concatenate_p, impl=checked(_concatenate_impl, _concatenate_abstract_eval),
             abstract_eval=_concatenate_abstract_eval, jvp=deflinear(concatenate_p),
-            vmap=_concatenate_vmap, transpose=_concatenate_transpose,
+            batching=_concatenate_vmap, transpose=_concatenate_transpose,
             lowering=lowering_of(concatenate_p)),
     RuleSet(primitive=dynamic_slice_p,
             impl=checked(_dynamic_slice_impl, _dynamic_slice_abstract_eval),
             abstract_eval=_dynamic_slice_abstract_eval, jvp=linear_jvp(dynamic_slice_p, [0]),
-            vmap=_dynamic_slice_vmap, transpose=_dynamic_slice_transpose,
-            weak_type=first_weak, lowering=lowering_of(dynamic_slice_p)),
+            batching=_dynamic_slice_vmap, transpose=_dynamic_slice_transpose, lowering=lowering_of(dynamic_slice_p)),
     RuleSet(primitive=dynamic_update_slice_p,
             impl=checked(_dynamic_update_slice_impl, _dynamic_update_slice_abstract_eval),
             abstract_eval=_dynamic_update_slice_abstract_eval,
-            jvp=linear_jvp(dynamic_update_slice_p, [0, 1]), vmap=_dynamic_update_slice_vmap,
-            transpose=_dynamic_update_slice_transpose, weak_type=_both_weak,
+            jvp=linear_jvp(dynamic_update_slice_p, [0, 1]), batching=_dynamic_update_slice_vmap,
+            transpose=_dynamic_update_slice_transpose,
             lowering=lowering_of(dynamic_update_slice_p)),
 ]
 

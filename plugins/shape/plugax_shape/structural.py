@@ -227,15 +227,15 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
 
 RULES = [
     defshape(broadcast_in_dim_p, _broadcast_in_dim_impl, _broadcast_in_dim_shape,
-             transpose=_broadcast_in_dim_transpose, vmap=_broadcast_in_dim_vmap),
+             transpose=_broadcast_in_dim_transpose, batching=_broadcast_in_dim_vmap),
     defshape(reshape_p, _reshape_impl, _reshape_shape,
-             transpose=_reshape_transpose, vmap=_reshape_vmap),
+             transpose=_reshape_transpose, batching=_reshape_vmap),
     defshape(transpose_p, lambda x, *, permutation: np.transpose(x, permutation),
-             _transpose_shape, transpose=_transpose_transpose, vmap=_transpose_vmap),
+             _transpose_shape, transpose=_transpose_transpose, batching=_transpose_vmap),
     defshape(squeeze_p, lambda x, *, dimensions: np.squeeze(x, axis=dimensions),
-             _squeeze_shape, transpose=_squeeze_transpose, vmap=_squeeze_vmap),
+             _squeeze_shape, transpose=_squeeze_transpose, batching=_squeeze_vmap),
     defshape(rev_p, lambda x, *, dimensions: np.flip(x, axis=dimensions), _rev_shape,
-             transpose=_rev_transpose, vmap=_rev_vmap),
+             transpose=_rev_transpose, batching=_rev_vmap),
 ]
 
 LAX = {"broadcast_in_dim": broadcast_in_dim, "reshape": reshape, "transpose": transpose,

@@ -94,7 +94,7 @@ def _vmap(ctx, args, dims, *, jaxpr: ClosedJaxpr, name: str):
 
 # --- reverse mode -----------------------------------------------------------------
 
-def _partial_eval(trace, *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
+def _partial_eval(ctx, trace, *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
     """Known inputs run now (a pjit of the known half); the rest is staged as a pjit."""
     unknowns = tuple(trace.is_unknown(x) for x in args)
     known, unknown, out_unknowns, num_res = _memoised(partial_eval_jaxpr, jaxpr, unknowns)
@@ -123,11 +123,6 @@ def _lowering(ctx, *args: Any, jaxpr: ClosedJaxpr, name: str) -> list:
     return ctx.call_jaxpr(jaxpr, name, *args)
 
 
-def _weak_type(weak_flags, *, jaxpr: ClosedJaxpr, name: str) -> list:
-    return [a.weak_type for a in jaxpr.out_avals]
-
-
-RULES = [RuleSet(pjit_p, abstract_eval=_abstract_eval, impl=_impl, jvp=_jvp, vmap=_vmap,
-                 weak_type=_weak_type,
+RULES = [RuleSet(pjit_p, abstract_eval=_abstract_eval, impl=_impl, jvp=_jvp, batching=_vmap,
                  partial_eval=_partial_eval, transpose=_transpose,
                  lowering={"default": _lowering})]
