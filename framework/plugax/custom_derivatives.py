@@ -231,6 +231,13 @@ def _custom_call_impl(ctx, *args, call_jaxpr, **_):
     return [o._value for o in outs]
 
 
+def _custom_call_expand(ctx, *args, call_jaxpr, **_):
+    """The call as a decomposition: its body, evaluated under whatever trace is
+    current. A third-party transformation (jet) derives its rule from this; the
+    custom rule does not apply to it, as JAX's jet also runs the function itself."""
+    return eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
+
+
 def _custom_call_abstract_eval(ctx, *avals, call_jaxpr, name, **_):
     check_call_operands(f"the custom-derivative call of '{name}'", call_jaxpr, avals)
     return list(call_jaxpr.out_avals)
@@ -294,6 +301,7 @@ class _KernelPlugin:
     @hookimpl
     def plugax_primitive_rules(self) -> list:
         common = dict(abstract_eval=_custom_call_abstract_eval, impl=_custom_call_impl,
+                      expand=_custom_call_expand,
                       lowering={"default": _custom_call_lowering})
         return [RuleSet(custom_lin_p, abstract_eval=_custom_lin_abstract_eval,
                         impl=_custom_lin_no_forward, jvp=_custom_lin_no_forward,
