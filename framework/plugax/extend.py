@@ -17,10 +17,10 @@ from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, insta
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
                                     move_batch_axis)
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
-                                        transpose_jaxpr, close_over_nothing)
+                                        transpose_jaxpr)
 from .interpreters.partial_eval import PartialEvalTrace
 from .interpreters.staging import trace_to_jaxpr
-from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal
+from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal, close_over_nothing
 from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, lower_jaxpr_to_module
@@ -68,7 +68,7 @@ def registry_version() -> int:
 def get_primitive(name: str) -> Primitive:
     """The loaded primitive called `name` (JAX's names: "sin", "reduce_sum", "pjit"),
     the handle a plugin needs to add or override rules without a private import."""
-    prim = _registry.primitives_by_name.get(name)
+    prim = _registry.lookup_primitive(name)
     if prim is None:
         raise LookupError(f"no loaded plugin defines a primitive named {name!r} (loaded: "
                           f"{', '.join(sorted(_registry.primitives_by_name)) or 'none'})")

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from ..core import trace as core
 from ..core.avals import ShapedArray
 from ..jaxpr.interpret import eval_jaxpr
-from ..jaxpr.ir import ClosedJaxpr, Jaxpr
+from ..jaxpr.ir import ClosedJaxpr, close_over_nothing
 from .ad_util import UndefPrimal, Zero, instantiate as instantiate_zero, tangent_aval
 from .batching import BatchTrace, bdim_at_front
 from .jvp import jvp_flat
@@ -23,8 +23,7 @@ from .partial_eval import partial_eval_flat
 from .staging import trace_to_jaxpr
 from .transpose import backward_pass
 
-__all__ = ["jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr",
-           "close_over_nothing"]
+__all__ = ["jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr"]
 
 
 def _flags(value: bool | Sequence[bool], n: int) -> list[bool]:
@@ -118,11 +117,6 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
     num_res = len(unknown.consts)
     unknown_jaxpr = close_over_nothing(unknown.jaxpr)
     return known_closed, ClosedJaxpr(unknown_jaxpr, []), result["out_unknowns"], num_res
-
-
-def close_over_nothing(jaxpr: Jaxpr) -> Jaxpr:
-    """The same program with its constvars turned into leading invars."""
-    return Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.eqns, jaxpr.outvars)
 
 
 def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:

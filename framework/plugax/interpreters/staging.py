@@ -15,7 +15,7 @@ from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import abstract_eval
 from ..errors import UnexpectedTracerError
-from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, close_over_nothing
 
 __all__ = ["JaxprTrace", "JaxprTracer", "trace_to_jaxpr"]
 
@@ -112,7 +112,6 @@ def trace_to_jaxpr(fun: Callable[..., Sequence[Any]],
 
 def _trace_call(fun, args: list) -> tuple[ClosedJaxpr, list]:
     """Trace `fun`; closed-over values become leading inputs (constants of the call)."""
-    from .higher_order import close_over_nothing
     closed = trace_to_jaxpr(fun, [get_aval(a) for a in args])
     return ClosedJaxpr(close_over_nothing(closed.jaxpr), []), list(closed.consts)
 

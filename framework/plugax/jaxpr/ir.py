@@ -4,16 +4,23 @@ Invariants (checked by `typecheck_jaxpr`): every Var is bound exactly once
 (as a constvar, an invar or an eqn outvar) before it is used; every eqn's
 outvar avals equal what the primitive's abstract_eval rule gives for its
 inputs; Literals are scalars.
+
+A jaxpr prints as JAX prints it (`str(jaxpr)`), character for character: the
+layout is at the end of this module, written with the document printer of
+`pp.py`, which knows nothing of jaxprs.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+import itertools
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
+from .pp import WIDTH, Doc, brk, concat, group, join, nest, text
 
-__all__ = ["Var", "DropVar", "Literal", "Atom", "JaxprEqn", "Jaxpr", "ClosedJaxpr"]
+__all__ = ["Var", "DropVar", "Literal", "Atom", "JaxprEqn", "Jaxpr", "ClosedJaxpr",
+           "close_over_nothing", "pp_toplevel_jaxpr"]
 
 
 class Var:
@@ -86,7 +93,6 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def __str__(self) -> str:
-        from .pp import pp_toplevel_jaxpr
         return pp_toplevel_jaxpr(self)
 
     __repr__ = __str__
@@ -112,3 +118,103 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
     __repr__ = __str__
+
+
+def close_over_nothing(jaxpr: Jaxpr) -> Jaxpr:
+    """The same program with its constvars turned into leading invars.
+
+    Staging a call (custom_jvp/vjp, scan, cond bodies) hoists closed-over
+    values to constvars; a primitive's params must hold a jaxpr that closes
+    over nothing, with those values passed as ordinary operands instead."""
+    return Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.eqns, jaxpr.outvars)
+
+
+# --- printing: JAX's jaxpr layout on the document printer of pp.py -------------
+
+def _names() -> Iterator[str]:
+    for n in itertools.count():
+        s = ""
+        while not s or n:
+            n, i = divmod(n, 26)
+            s = chr(97 + i) + s
+        yield s
+
+
+class _Context:
+    """Variable names, globally unique across nested jaxprs, assigned in print order."""
+
+    def __init__(self, drop: set):
+        self.fresh = _names()
+        self.names: dict[int, str] = {}
+        self.drop = drop
+
+    def name(self, v: Any) -> str:
+        if isinstance(v, Literal):
+            return str(v)
+        if isinstance(v, DropVar) or id(v) in self.drop:
+            return "_"
+        name = self.names.get(id(v))
+        if name is None:
+            name = self.names[id(v)] = next(self.fresh)
+        return name
+
+
+def _pp_vars(vs: Sequence[Any], ctx: _Context, separator: str = "",
+             shapes: bool = False) -> Doc:
+    items = [text(ctx.name(v) + (":" + v.aval.str_short() if shapes else "")) for v in vs]
+    return nest(2, group(join(text(separator) + group(brk()), items)))
+
+
+def _is_jaxpr(v: Any) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr))
+
+
+def _pp_param_value(v: Any, ctx: _Context) -> Doc:
+    if type(v) is tuple and v and all(_is_jaxpr(j) for j in v):
+        docs = [_pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx) for j in v]
+        return group(concat([nest(2, concat([text("("), brk(""), join(brk(), docs)])),
+                             brk(""), text(")")]))
+    if _is_jaxpr(v):
+        return _pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v, ctx)
+    return text(str(v))
+
+
+def _pp_params(params: dict, ctx: _Context) -> Doc:
+    if not params:
+        return concat([])
+    keys = sorted(params, key=lambda k: (k != "name", k))  # a call's name first, as JAX
+    pairs = [text(f"{k}=") + _pp_param_value(params[k], ctx) for k in keys]
+    return group(concat([nest(2, concat([text("["), brk(""), join(brk(), pairs)])),
+                         brk(""), text("]")]))
+
+
+def _pp_eqn(eqn: JaxprEqn, ctx: _Context) -> Doc:
+    lhs = _pp_vars(eqn.outvars, ctx, shapes=True)
+    rhs = [text(eqn.primitive.name), _pp_params(eqn.params, ctx),
+           text(" ") + _pp_vars(eqn.invars, ctx)]
+    return concat([lhs, text(" = "), *rhs]) if eqn.outvars else concat(rhs)
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, ctx: _Context) -> Doc:
+    constvars = _pp_vars(jaxpr.constvars, ctx, shapes=True)
+    invars = _pp_vars(jaxpr.invars, ctx, shapes=True)
+    eqns = join(brk("; "), [_pp_eqn(e, ctx) for e in jaxpr.eqns])
+    outvars = concat([text("("), _pp_vars(jaxpr.outvars, ctx, separator=","),
+                      text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return group(nest(2, concat([
+        text("{ lambda "), constvars, text("; "), invars, text(". let"),
+        nest(2, brk() + eqns), brk(), text("in "), outvars])) + text(" }"))
+
+
+def _unused_outvars(jaxpr: Jaxpr) -> set:
+    used = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
+    unused = set()
+    for eqn in reversed(jaxpr.eqns):
+        unused.update(id(v) for v in eqn.outvars if id(v) not in used)
+        used.update(id(v) for v in eqn.invars if isinstance(v, Var))
+    return unused
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr, width: int = WIDTH) -> str:
+    """Print a jaxpr; unused top-level eqn outputs print as `_`, as in JAX."""
+    return _pp_jaxpr(jaxpr, _Context(_unused_outvars(jaxpr))).format(width)

@@ -1,16 +1,15 @@
-"""Printing jaxprs exactly as JAX does.
+"""A small Wadler/Lindig-style document printer, the one jaxprs print with.
 
-A small Wadler/Lindig-style document printer: a `group` prints on one line if
-its flat form fits in the remaining width (80 columns), else its breaks become
-newlines. The jaxpr layout on top of it follows JAX's, so printed jaxprs can be
-compared with JAX's character for character.
+A `group` prints on one line if its flat form fits in the remaining width (80
+columns), else its breaks become newlines. It knows nothing of jaxprs: the
+jaxpr layout on top of it lives with the IR (`ir.py`, as in JAX's core), so
+the IR prints itself without a printer module that imports the IR back.
 """
 from __future__ import annotations
 
-import itertools
-from typing import Any, Iterator, Sequence
+from typing import Sequence
 
-__all__ = ["pp_toplevel_jaxpr", "Doc", "text", "brk", "group", "nest", "concat", "join"]
+__all__ = ["Doc", "text", "brk", "group", "nest", "concat", "join", "WIDTH"]
 
 WIDTH = 80
 
@@ -132,98 +131,3 @@ def _format(doc: Doc, width: int) -> str:
             flat = mode == _FLAT or _fits(d.child, width - column)
             stack.append((indent, _FLAT if flat else _BREAK, d.child))
     return "".join(out)
-
-
-# --- jaxprs ------------------------------------------------------------------
-
-def _names() -> Iterator[str]:
-    for n in itertools.count():
-        s = ""
-        while not s or n:
-            n, i = divmod(n, 26)
-            s = chr(97 + i) + s
-        yield s
-
-
-class _Context:
-    """Variable names, globally unique across nested jaxprs, assigned in print order."""
-
-    def __init__(self, drop: set):
-        self.fresh = _names()
-        self.names: dict[int, str] = {}
-        self.drop = drop
-
-    def name(self, v: Any) -> str:
-        from .ir import DropVar, Literal
-        if isinstance(v, Literal):
-            return str(v)
-        if isinstance(v, DropVar) or id(v) in self.drop:
-            return "_"
-        name = self.names.get(id(v))
-        if name is None:
-            name = self.names[id(v)] = next(self.fresh)
-        return name
-
-
-def _pp_vars(vs: Sequence[Any], ctx: _Context, separator: str = "",
-             shapes: bool = False) -> Doc:
-    items = [text(ctx.name(v) + (":" + v.aval.str_short() if shapes else "")) for v in vs]
-    return nest(2, group(join(text(separator) + group(brk()), items)))
-
-
-def _is_jaxpr(v: Any) -> bool:
-    from .ir import ClosedJaxpr, Jaxpr
-    return isinstance(v, (Jaxpr, ClosedJaxpr))
-
-
-def _pp_param_value(v: Any, ctx: _Context) -> Doc:
-    from .ir import ClosedJaxpr
-    if type(v) is tuple and v and all(_is_jaxpr(j) for j in v):
-        docs = [_pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx) for j in v]
-        return group(concat([nest(2, concat([text("("), brk(""), join(brk(), docs)])),
-                             brk(""), text(")")]))
-    if _is_jaxpr(v):
-        return _pp_jaxpr(v.jaxpr if isinstance(v, ClosedJaxpr) else v, ctx)
-    return text(str(v))
-
-
-def _pp_params(params: dict, ctx: _Context) -> Doc:
-    if not params:
-        return concat([])
-    keys = sorted(params, key=lambda k: (k != "name", k))  # a call's name first, as JAX
-    pairs = [text(f"{k}=") + _pp_param_value(params[k], ctx) for k in keys]
-    return group(concat([nest(2, concat([text("["), brk(""), join(brk(), pairs)])),
-                         brk(""), text("]")]))
-
-
-def _pp_eqn(eqn: Any, ctx: _Context) -> Doc:
-    lhs = _pp_vars(eqn.outvars, ctx, shapes=True)
-    rhs = [text(eqn.primitive.name), _pp_params(eqn.params, ctx),
-           text(" ") + _pp_vars(eqn.invars, ctx)]
-    return concat([lhs, text(" = "), *rhs]) if eqn.outvars else concat(rhs)
-
-
-def _pp_jaxpr(jaxpr: Any, ctx: _Context) -> Doc:
-    constvars = _pp_vars(jaxpr.constvars, ctx, shapes=True)
-    invars = _pp_vars(jaxpr.invars, ctx, shapes=True)
-    eqns = join(brk("; "), [_pp_eqn(e, ctx) for e in jaxpr.eqns])
-    outvars = concat([text("("), _pp_vars(jaxpr.outvars, ctx, separator=","),
-                      text(")" if len(jaxpr.outvars) != 1 else ",)")])
-    return group(nest(2, concat([
-        text("{ lambda "), constvars, text("; "), invars, text(". let"),
-        nest(2, brk() + eqns), brk(), text("in "), outvars])) + text(" }"))
-
-
-def _unused_outvars(jaxpr: Any) -> set:
-    from .ir import Var
-    used = {id(v) for v in jaxpr.outvars if isinstance(v, Var)}
-    unused = set()
-    for eqn in reversed(jaxpr.eqns):
-        unused.update(id(v) for v in eqn.outvars if id(v) not in used)
-        used.update(id(v) for v in eqn.invars if isinstance(v, Var))
-    return unused
-
-
-def pp_toplevel_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
-    """Print a jaxpr; unused top-level eqn outputs print as `_`, as in JAX."""
-    return _pp_jaxpr(jaxpr, _Context(_unused_outvars(jaxpr))).format(width)
