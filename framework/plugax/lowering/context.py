@@ -1,4 +1,4 @@
-"""What a lowering rule receives: `LoweringRuleContext`, and the module it writes into.
+"""What a lowering rule receives: `LoweringRuleContext`.
 
 A lowering rule has the signature ``rule(ctx, *operands, **params)`` where the
 operands are MLIR values (one per primitive input) and the params are the
@@ -20,39 +20,24 @@ single value for a single-result primitive. Through `ctx` it reaches
   function and calls it, ``ctx.lower_fun(fn, *values)`` lowers a Python function
   written with primitives (how a rule can reuse other primitives' lowerings);
 - ``ctx.platform`` ("cpu", "cuda") for platform-specific choices.
+
+docs/plugin-api.md ("Lowering rules") lists every field with a worked example.
+What the rule returns is checked against ``ctx.avals_out`` (see checks.py).
+The sub-computation methods hand the jaxpr to ``ctx.module``, the walk's
+`ModuleContext` (lower.py), which lowers it into the same module: this module
+describes the rule's view and knows nothing of the walk.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..core.avals import ShapedArray
-from .mlir import dense_attr, dialects, element_type, ir_type
+from ..interpreters.staging import trace_to_jaxpr
+from .mlir import dense_attr, element_type, ir_type
 
-__all__ = ["ModuleContext", "LoweringRuleContext"]
-
-
-class ModuleContext:
-    """State shared by every rule lowering into one module: the module and its functions."""
-
-    def __init__(self, module: Any, platform: str):
-        self.module = module
-        self.platform = platform
-        self.dialects = dialects()
-        self.functions: dict[tuple, str] = {}   # (id(jaxpr), name) -> emitted symbol name
-        self._keep_alive: list[Any] = []        # jaxprs whose ids key `functions`
-        self._used = {"main"}
-        self._counter = itertools.count(1)
-
-    def fresh_name(self, base: str) -> str:
-        """A function symbol not yet used in this module (`inner`, `inner_1`, ...)."""
-        name = base
-        while name in self._used:
-            name = f"{base}_{next(self._counter)}"
-        self._used.add(name)
-        return name
+__all__ = ["LoweringRuleContext"]
 
 
 class LoweringRuleContext:
@@ -60,7 +45,7 @@ class LoweringRuleContext:
 
     __slots__ = ("module", "primitive", "avals_in", "avals_out")
 
-    def __init__(self, module: ModuleContext, primitive: Any,
+    def __init__(self, module: Any, primitive: Any,
                  avals_in: Sequence[ShapedArray], avals_out: Sequence[ShapedArray]):
         self.module = module
         self.primitive = primitive
@@ -111,16 +96,15 @@ class LoweringRuleContext:
                 for v, a in zip(values, self.avals_in)]
 
     def lower_jaxpr(self, closed: Any, *args: Any) -> list:
-        from .lower import lower_closed_jaxpr
-        return lower_closed_jaxpr(self.module, closed, args)
+        """Emit `closed` (a ClosedJaxpr) inline on `args`; returns its output values."""
+        return self.module.lower_jaxpr(closed, list(args))
 
     def call_jaxpr(self, closed: Any, name: str, *args: Any) -> list:
-        from .lower import call_function
-        return call_function(self.module, closed, name, list(args))
+        """Emit `closed` once as a private function `name` of the module, and call it."""
+        return self.module.call_jaxpr(closed, name, list(args))
 
     def lower_fun(self, fn: Callable, *args: Any, multiple_results: bool = False) -> list:
         """Lower `fn` (written with primitives) applied to `args` of types `avals_in`."""
-        from ..interpreters.staging import trace_to_jaxpr
         closed = trace_to_jaxpr(lambda *xs: _as_list(fn(*xs), multiple_results), self.avals_in)
         return self.lower_jaxpr(closed, *args)
 

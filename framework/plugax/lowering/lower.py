@@ -6,9 +6,16 @@ values. A primitive without a rule for the platform falls back to its
 platform-independent rule (key ``"default"`` in a RuleSet's `lowering`; a
 primitive given only by an `expand` decomposition gets one derived from it, see
 loader/derive.py); otherwise the error names the primitive and its plugin.
+What each rule returns is checked against the equation's output avals
+(checks.py) before the walk goes on.
+
+`ModuleContext` is the walk's state, and it is what a rule's context hands a
+sub-computation to (`ctx.lower_jaxpr`, `ctx.call_jaxpr`): so the rule's view
+(context.py) never imports the walk, and this module imports it one way.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any, Sequence
 
@@ -17,11 +24,50 @@ import numpy as np
 from ..core import rules as R
 from ..core.avals import ShapedArray
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, Literal
-from .context import LoweringRuleContext, ModuleContext
+from .checks import checked_results
+from .context import LoweringRuleContext
 from .mlir import dense_attr, dialects, ir_type, make_context
 
 __all__ = ["lower_jaxpr_to_module", "jaxpr_subcomp", "lower_closed_jaxpr", "call_function",
-           "lowering_rule", "LoweredModule"]
+           "lowering_rule", "LoweredModule", "ModuleContext"]
+
+
+class ModuleContext:
+    """State shared by every rule lowering into one module: the module and its functions."""
+
+    def __init__(self, module: Any, platform: str):
+        self.module = module
+        self.platform = platform
+        self.dialects = dialects()
+        self.functions: dict[tuple, str] = {}   # (id(jaxpr), name) -> emitted symbol name
+        self._keep_alive: list[Any] = []        # jaxprs whose ids key `functions`
+        self._used = {"main"}
+        self._counter = itertools.count(1)
+        self._types: dict[tuple, Any] = {}      # (shape, dtype) -> MLIR type, for checks
+
+    def fresh_name(self, base: str) -> str:
+        """A function symbol not yet used in this module (`inner`, `inner_1`, ...)."""
+        name = base
+        while name in self._used:
+            name = f"{base}_{next(self._counter)}"
+        self._used.add(name)
+        return name
+
+    def ir_type(self, aval: Any) -> Any:
+        """`ir_type(aval)`, cached: MLIR types belong to this module's context."""
+        key = (aval.shape, aval.dtype)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = ir_type(aval)
+        return t
+
+    def lower_jaxpr(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list:
+        """`closed` emitted inline at the current insertion point (`ctx.lower_jaxpr`)."""
+        return lower_closed_jaxpr(self, closed, args)
+
+    def call_jaxpr(self, closed: ClosedJaxpr, name: str, args: Sequence[Any]) -> list:
+        """`closed` called as a private function, emitted once (`ctx.call_jaxpr`)."""
+        return call_function(self, closed, name, args)
 
 
 class LoweredModule:
@@ -34,11 +80,20 @@ class LoweredModule:
 
 
 def lowering_rule(primitive: Any, platform: str) -> Any:
-    rule = R.lowering_rules.get(platform, {}).get(primitive) \
-        or R.lowering_rules.get("default", {}).get(primitive)
+    """The rule that lowers `primitive` for `platform` (its own, else the "default" one)."""
+    return _find_rule(primitive, platform)[0]
+
+
+def _find_rule(primitive: Any, platform: str) -> tuple[Any, str]:
+    """The rule, and the key it was found under (`platform` or "default"), which the
+    result check needs to name where the rule came from."""
+    rule = R.lowering_rules.get(platform, {}).get(primitive)
+    if rule is not None:
+        return rule, platform
+    rule = R.lowering_rules.get("default", {}).get(primitive)
     if rule is None:
         raise R.missing_rule(primitive, f"lowering (platform '{platform}')", "jit")
-    return rule
+    return rule, "default"
 
 
 def jaxpr_subcomp(module: ModuleContext, jaxpr: Jaxpr, consts: Sequence[Any],
@@ -57,11 +112,12 @@ def jaxpr_subcomp(module: ModuleContext, jaxpr: Jaxpr, consts: Sequence[Any],
     for v, val in zip(jaxpr.invars, args):
         env[id(v)] = val
     for eqn in jaxpr.eqns:
-        rule = lowering_rule(eqn.primitive, module.platform)
+        rule, key = _find_rule(eqn.primitive, module.platform)
+        avals_out = [v.aval for v in eqn.outvars]
         ctx = LoweringRuleContext(module, eqn.primitive, [x.aval for x in eqn.invars],
-                                  [v.aval for v in eqn.outvars])
+                                  avals_out)
         outs = rule(ctx, *[read(x) for x in eqn.invars], **eqn.params)
-        outs = _as_values(outs, eqn.primitive, len(eqn.outvars))
+        outs = checked_results(outs, eqn.primitive, key, avals_out, module.ir_type)
         for v, val in zip(eqn.outvars, outs):
             env[id(v)] = val
     return [read(x) for x in jaxpr.outvars]
@@ -74,16 +130,6 @@ def lower_closed_jaxpr(module: ModuleContext, closed: ClosedJaxpr, args: Sequenc
     consts = [hlo.constant(dense_attr(np.asarray(c, v.aval.dtype)))
               for v, c in zip(closed.jaxpr.constvars, closed.consts)]
     return jaxpr_subcomp(module, closed.jaxpr, consts, list(args))
-
-
-def _as_values(outs: Any, primitive: Any, n: int) -> list:
-    if not primitive.multiple_results and not isinstance(outs, (list, tuple)):
-        outs = [outs]
-    outs = [o.result if hasattr(o, "result") and not hasattr(o, "type") else o for o in outs]
-    if len(outs) != n:
-        raise TypeError(f"the lowering rule of '{primitive}' returned {len(outs)} values "
-                        f"for {n} outputs")
-    return outs
 
 
 def _emit_function(module: ModuleContext, closed: ClosedJaxpr, name: str,
