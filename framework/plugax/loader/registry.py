@@ -86,9 +86,11 @@ class Registry:
             dist = getattr(ep, "dist", None)
             record = PluginRecord(ep.name, dist.name if dist else "<unknown>",
                                   dist.version if dist else "?")
+            disabled = (allow is not None and ep.name not in allow) or ep.name in deny
             if ep.name in self.records:
+                self._duplicate_entry_point(record, self.records[ep.name], disabled)
                 continue
-            if (allow is not None and ep.name not in allow) or ep.name in deny:
+            if disabled:
                 why = "not in PLUGAX_LOAD_PLUGINS" if ep.name not in deny else \
                     "listed in PLUGAX_DISABLE_PLUGINS"
                 record.status, record.reason = "disabled", why
@@ -102,6 +104,35 @@ class Registry:
             self._register(plugin, record)
         self.pm.check_pending()
         self.rebuild()
+
+    def _duplicate_entry_point(self, record: PluginRecord, first: PluginRecord,
+                               disabled: bool) -> None:
+        """A second entry point (or a built-in plugin) already has `record.name`.
+
+        Plugins are addressed by name everywhere (PLUGAX_LOAD_PLUGINS, `requires`,
+        `plugax plugins`), so two of one name would make every one of those ambiguous;
+        which one loaded would depend on sys.path order. The first keeps the name; the
+        later one becomes a `failed` record (under its own key, so the first stays
+        visible) with a PluginWarning, or a PluginError in strict mode. The same
+        distribution seen again (a second `load_entry_points()`) is not a conflict.
+        """
+        if (first.distribution, first.version) == (record.distribution, record.version):
+            return
+        reason = (f"its entry-point name '{record.name}' (group plugax) is already taken by "
+                  f"{first.owner()}; plugins are addressed by name, so rename one entry "
+                  f"point or uninstall one of the distributions "
+                  f"({first.distribution}, {record.distribution})")
+        key = f"{record.name} ({record.distribution})"
+        if disabled:   # neither loads: nothing is ambiguous, but the record says why
+            record.status, record.reason = "disabled", f"duplicate name: {reason}"
+            self.records[key] = record
+            return
+        record.status, record.reason = "failed", reason
+        self.records[key] = record
+        message = f"{record.owner()} was not loaded: {reason}"
+        if self.strict:
+            raise PluginError(message)
+        warnings.warn(message, PluginWarning, stacklevel=3)
 
     def register(self, plugin: Any, name: str, distribution: str = "<in-process>",
                  version: str = "0") -> PluginRecord:
