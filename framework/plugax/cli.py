@@ -104,15 +104,18 @@ def print_plugins(data: dict[str, Any]) -> None:
 
 
 def new_plugin(name: str, directory: str) -> int:
-    from .scaffold import render_plugin
+    """Render the template; a bad, taken or existing name is an error message, exit 1."""
+    from .scaffold import render_plugin, template_vars
     try:
         target = render_plugin(name, directory)
-    except (ValueError, FileExistsError) as err:
+    except (ValueError, FileExistsError) as err:   # NameTakenError is a ValueError
         print(f"plugax new-plugin: {err}", file=sys.stderr)
         return 1
     files = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     print(f"created {target}:\n  " + "\n  ".join(files))
     print(f"\nnext: pip install -e {target} && pytest {target / 'tests'}")
+    print(f"  or: cd {target} && tox   (installs plugax from "
+          f"{template_vars(name)['plugax_source']}; see its README)")
     return 0
 
 
