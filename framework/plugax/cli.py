@@ -129,6 +129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     new.add_argument("name", help="plugin name: entry point NAME, import package plugax_NAME")
     new.add_argument("--dir", default=".", help="where to create plugax-NAME/ (default: .)")
     args = parser.parse_args(argv)
+    from ._shadow import shadowing_problem
+    problem = shadowing_problem()
+    if problem:   # every command below would fail on the impostor's missing names
+        print(f"plugax: {problem}", file=sys.stderr)
+        return 1
     if args.command == "demo":
         from .demo import main as demo_main
         return demo_main()
