@@ -8,8 +8,8 @@ helper constructors. Names here follow the plugin API version
 """
 from .core.avals import ShapedArray, get_aval
 from .core.array import Array, array_value, shared_constant, signature_id, signature_of
-from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds
-from .core.trace import Primitive, bind, Tracer, is_eager
+from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds, missing_rule
+from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
 from .errors import ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError
 from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, instantiate,
@@ -50,6 +50,9 @@ __all__ = [
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
     "all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
     "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape", "same_dtypes",
+    # for a transformation's own trace (plugax-jet): the base class, running it, and the
+    # error a missing rule raises
+    "Trace", "new_trace_context", "missing_rule",
 ]
 
 

@@ -70,6 +70,7 @@ class Registry:
         self.version = 0
         self.transformations: dict[str, tuple] = {}
         self.primitives_by_name: dict[str, Any] = {}
+        self._lookup_misses: list | None = None
         self._lock = threading.RLock()
 
     @property
@@ -263,22 +264,26 @@ class Registry:
         overrides. A primitive is identified by its name; a second definition of a
         taken name, or a second rule of one kind for one primitive, refuses the later
         plugin (with PLUGAX_STRICT_PLUGINS, import stops), naming both distributions."""
-        answers_by_record = []
+        # Definitions are published as plugins answer, so that a plugin adding rules to
+        # another's primitive (plugax-jet) finds it with get_primitive at hook time; a
+        # plugin that looked up a name defined by a plugin answering later is asked again
+        # once every plugin has answered. Answers keep the plugins' order.
+        self.primitives_by_name = {}
+        answered: dict[int, list | None] = {}
+        missed = []
         for record in records:
-            try:
-                answers = [rs for group in self._answers("plugax_primitive_rules", record)
-                           for rs in (group or ())]
-            except Exception as err:
-                self._fail(record, f"plugax_primitive_rules raised {type(err).__name__}: {err}")
-                continue
-            problems = [f"{getattr(rs, 'primitive', rs)}: {p}" for rs in answers
-                        for p in (rs.problems() if isinstance(rs, RuleSet)
-                                  else [f"expected a RuleSet, got {type(rs).__name__}"])]
-            problems += signature_problems(answers) if not problems else []
-            if problems:
-                self._fail(record, "malformed RuleSet(s): " + "; ".join(problems))
-                continue
-            answers_by_record.append((record, answers))
+            self._lookup_misses = []
+            answered[id(record)] = answers = self._ruleset_answers(record)
+            for rs in answers or ():
+                if rs.defines:
+                    self.primitives_by_name.setdefault(rs.primitive.name, rs.primitive)
+            if self._lookup_misses:
+                missed.append(record)
+        self._lookup_misses = None
+        for record in missed:   # every plugin has answered now
+            answered[id(record)] = self._ruleset_answers(record)
+        answers_by_record = [(r, answered[id(r)]) for r in records
+                             if answered.get(id(r)) is not None]
         self.primitives_by_name, self._definers = {}, {}
         for record, _ in answers_by_record:
             record.primitives = []
@@ -303,6 +308,31 @@ class Registry:
                     installed.append((record, rs))
         loaded = {id(r) for r, _ in answers_by_record if r.status == "loaded"}
         return [(r, rs) for r, rs in installed if id(r) in loaded]
+
+    def _ruleset_answers(self, record: PluginRecord) -> list | None:
+        """The RuleSets `record` gives, or None (and the plugin failed) if malformed."""
+        try:
+            answers = [rs for group in self._answers("plugax_primitive_rules", record)
+                       for rs in (group or ())]
+        except Exception as err:
+            self._fail(record, f"plugax_primitive_rules raised {type(err).__name__}: {err}")
+            return None
+        problems = [f"{getattr(rs, 'primitive', rs)}: {p}" for rs in answers
+                    for p in (rs.problems() if isinstance(rs, RuleSet)
+                              else [f"expected a RuleSet, got {type(rs).__name__}"])]
+        problems += signature_problems(answers) if not problems else []
+        if problems:
+            self._fail(record, "malformed RuleSet(s): " + "; ".join(problems))
+            return None
+        return answers
+
+    def lookup_primitive(self, name: str) -> Any:
+        """The primitive named `name` (None if no plugin defines it); while the tables
+        are rebuilt, a miss is remembered so the asking plugin is asked again."""
+        prim = self.primitives_by_name.get(name)
+        if prim is None and self._lookup_misses is not None:
+            self._lookup_misses.append(name)
+        return prim
 
     def _conflict(self, record: PluginRecord, rulesets: list, owners: dict,
                   stage: str) -> str | None:
