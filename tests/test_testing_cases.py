@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 
 from plugax.core import rules as R
-from plugax.extend import (PluginInfo, Primitive, RuleSet, ShapedArray, Zero, defjvp,
-                           defvectorized, hookimpl, same_dtypes)
-from plugax.testing import (AbstractEvalMismatch, Case, JVPMismatch, check_case,
+from plugax.extend import (PluginInfo, Primitive, RuleSet, ShapedArray, Transformation, Zero,
+                           define_rule_kind, defjvp, defvectorized, hookimpl, is_undefined_primal,
+                           same_dtypes)
+from plugax.testing import (AbstractEvalMismatch, Case, JVPMismatch, RuleCheckError, check_case,
                             check_dtype_matrix, check_primitive, check_second_order,
                             declared_cases, plugin_cases, register_check, registry_restored,
                             scoped_plugin)
 from plugax.testing import suite
+from plugax.testing.traced import JIT_RULES
 
 wsin_p, wcos_p, bad_cos_p = Primitive("wsin"), Primitive("wcos"), Primitive("bad_cos")
 half_p, keyerr_p = Primitive("half"), Primitive("keyerr")
@@ -71,8 +73,10 @@ TOY_ARITH = [
             abstract_eval=lambda ctx, x, y: ShapedArray(x.shape or y.shape, x.dtype,
                                                         x.weak_type and y.weak_type),
             jvp=lambda ctx, p, t: (wmul(*p), _add(_scale(t[0], p[1]), _scale(t[1], p[0]))),
-            batching=lambda ctx, args, dims: _bmul(args, dims)),
-    defvectorized(wneg_p, np.negative,
+            batching=lambda ctx, args, dims: _bmul(args, dims),
+            transpose=lambda ctx, ct, x, y: [None if type(ct) is Zero else wmul(ct, y), None]
+            if is_undefined_primal(x) else [None, None if type(ct) is Zero else wmul(x, ct)]),
+    defvectorized(wneg_p, np.negative, transpose=lambda ctx, ct, x: [wneg(ct)],
                   jvp=lambda ctx, p, t: (wneg(*p), t[0] if type(t[0]) is Zero else wneg(t[0]))),
 ]
 
@@ -147,8 +151,11 @@ def test_declared_cases_come_from_the_hook_with_their_plugin():
     cases = declared_cases("toy-cases")
     assert [c.id for c in cases] == ["wsin[2x3]", "wcos-row"]
     assert {c.plugin for c in cases} == {"toy-cases"}
-    assert check_case(cases[0]) == ["abstract_eval", "jvp", "vmap", "second_order", "dtypes"]
-    assert cases[1].check() == ["abstract_eval", "jvp", "vmap"]
+    eager = ["abstract_eval", "jvp", "vmap", "grad", "vmap_jvp", "vmap_grad"]
+    ran = check_case(cases[0])
+    assert [r for r in ran if r not in JIT_RULES] == [*eager, "second_order", "dtypes"]
+    assert set(ran.skipped) | set(ran) >= set(JIT_RULES)   # run with jit, else skipped
+    assert [r for r in cases[1].check() if r not in JIT_RULES] == eager
     assert [p.id for p in plugin_cases("toy-cases")] == ["toy-cases:wsin[2x3]",
                                                          "toy-cases:wcos-row"]
 
@@ -196,3 +203,62 @@ def test_registry_restored_restores_every_rule_table():
     assert {kind: set(table) for kind, table in R.all_tables().items()} == snapshot
     assert R.rule_owner == owners
     assert np.allclose(np.asarray(wsin_p.bind(np.float32(0.5))), np.sin(0.5))
+
+
+# --- third-party transformations: their Transformation.check runs on every case -----------
+RULES = ("abstract_eval", "jvp", "vmap")
+checked = []
+
+
+@pytest.fixture
+def toy_jet_rules():
+    """A rule kind of a toy third-party transformation, defined for one test (the kinds
+    are global: `plugax plugins` would list it for every later test)."""
+    yield define_rule_kind("kit_toy_jet", ("ctx", "primals", "series"),
+                           doc="a toy Taylor rule", defined_by="toy-jet-dist")
+    R.rule_kinds.pop("kit_toy_jet")
+
+
+def _toy_jet_check(case):
+    """The toy transformation's agreement: its rule gives the primitive's value."""
+    rule = R.rule_kinds["kit_toy_jet"].table[case.prim]
+    got, want = rule(None, case.args, []), case.prim.bind(*case.args, **case.params)
+    if not np.allclose(np.asarray(got), np.asarray(want)):
+        raise AssertionError(f"kit_toy_jet rule of primitive '{case.prim.name}' is wrong")
+    checked.append(case.prim.name)
+
+
+class ToyJet:
+    @hookimpl
+    def plugax_plugin_info(self):
+        return PluginInfo(name="toy-jet")
+
+    @hookimpl
+    def plugax_transformations(self):
+        return [Transformation("kit_toy_jet", "kit_toy_jet", "toy", check=_toy_jet_check)]
+
+    @hookimpl
+    def plugax_primitive_rules(self):
+        return [RuleSet(wsin_p, kit_toy_jet=lambda ctx, primals, series: np.sin(primals[0])),
+                RuleSet(wneg_p, kit_toy_jet=lambda ctx, primals, series: primals[0]),   # wrong
+                RuleSet(wcos_p, kit_toy_jet=lambda ctx, primals, series: 1 / 0)]
+
+
+def test_third_party_checks_run_for_primitives_with_their_rule(toy_jet_rules):
+    checked.clear()
+    with scoped_plugin(ToyJet(), "toy-jet"):
+        assert check_primitive(wsin_p, X64)[-1] == "kit_toy_jet"
+        assert "kit_toy_jet" not in check_primitive(half_p, X64)   # no rule of its kind
+        assert "kit_toy_jet" not in check_primitive(wsin_p, X64, rules=RULES)   # not named
+        assert check_primitive(wsin_p, X64, rules=("abstract_eval", "kit_toy_jet")) == \
+            ["abstract_eval", "kit_toy_jet"]
+        assert check_case(Case(wsin_p, X64[0]))[-1] == "kit_toy_jet"
+        assert checked == ["wsin", "wsin", "wsin"]
+        with pytest.raises(AssertionError, match="kit_toy_jet rule of primitive 'wneg' is wrong"):
+            check_primitive(wneg_p, X64, rules=RULES + ("kit_toy_jet",))
+        with pytest.raises(RuleCheckError) as info:
+            check_primitive(wcos_p, X64, rules=("kit_toy_jet",))
+    msg = str(info.value)
+    assert "kit_toy_jet check of primitive 'wcos'" in msg and "ZeroDivisionError" in msg
+    assert "transformation 'kit_toy_jet' (rule kind 'kit_toy_jet') of plugin 'toy-jet'" in msg
+    assert "kit_toy_jet" not in check_primitive(wsin_p, X64)   # unloaded with its plugin

@@ -1,8 +1,8 @@
 """Kernel tests of the conformance kit `plugax.testing`, on toy primitives only.
 
-The toy plugin below defines everything the checks need (including the
-`lax.transpose` / `lax.broadcast_in_dim` the batching helpers call), so these
-tests run with no primitive family loaded. Each check is shown to pass on
+The toy plugin below defines everything the checks need (the batching helpers
+move axes with the kernel's structural primitives), so these tests run with
+no primitive family loaded. Each check is shown to pass on
 correct rules and to fail, with an informative message, on a deliberately
 wrong one.
 """
@@ -19,16 +19,18 @@ import plugax
 from plugax.extend import (PluginInfo, Primitive, RuleSet, ShapedArray, Zero, bdim_at_front,
                            defbroadcasting, defjvp, deflinear, defvectorized, hookimpl,
                            is_undefined_primal)
-from plugax.testing import (AbstractEvalMismatch, JVPMismatch, RuleCheckError,
-                            TransposeMismatch, VmapMismatch, batch_placements,
-                            check_abstract_eval, check_jvp, check_primitive, check_transpose,
-                            check_vmap, random_args_like, registry_restored, scoped_plugin, x64)
+from plugax.testing import (AbstractEvalMismatch, Case, JVPMismatch, RuleCheckError,
+                            TracedUseMismatch, TransposeMismatch, VmapMismatch, batch_placements,
+                            check_abstract_eval, check_case, check_jit, check_jvp, check_primitive,
+                            check_transpose, check_vmap, check_vmap_jvp, random_args_like,
+                            registry_restored, scoped_plugin, x64)
 
 # --- toy primitives ------------------------------------------------------------------------
 sin_p, cos_p, neg_p = Primitive("sin"), Primitive("cos"), Primitive("neg")
 mul_p, add_p = Primitive("mul"), Primitive("add")
-reduce_sum_p, transpose_p = Primitive("reduce_sum"), Primitive("transpose")
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
+# own names: the kernel's structural primitives are called reduce_sum, transpose, ...
+reduce_sum_p, transpose_p = Primitive("kit_reduce_sum"), Primitive("kit_transpose")
+broadcast_in_dim_p = Primitive("kit_broadcast_in_dim")
 take_p, batched_take_p = Primitive("take"), Primitive("batched_take")
 to_int_p, nojvp_p = Primitive("to_int"), Primitive("nojvp")
 sincos_p = Primitive("sincos", multiple_results=True)
@@ -78,6 +80,12 @@ def _bid_impl(ctx, x, *, shape, broadcast_dimensions):
     return np.broadcast_to(np.reshape(x, expanded), shape).copy()
 
 
+def _bid_vmap(ctx, args, dims, *, shape, broadcast_dimensions):
+    x = bdim_at_front(args[0], dims[0], ctx.axis_size)
+    return broadcast_in_dim_p.bind(x, shape=(ctx.axis_size, *shape), broadcast_dimensions=(
+        0, *(d + 1 for d in broadcast_dimensions))), 0
+
+
 def _take_abstract(ctx, x, idx):
     return ShapedArray(idx.shape + x.shape[1:], x.dtype, x.weak_type)
 
@@ -103,23 +111,30 @@ def _sincos_jvp(ctx, primals, tangents):
     return [s, c], [mul_p.bind(t, c), neg_p.bind(mul_p.bind(t, s))]
 
 
+def _lower(op):
+    """A lowering rule: the StableHLO op `op` (scalars broadcast, as lax allows)."""
+    return {"default": lambda ctx, *xs, **_: getattr(ctx.hlo, op)(*ctx.broadcast_scalars(*xs))}
+
+
 GOOD_RULES = [
-    defvectorized(sin_p, np.sin, jvp=defjvp(sin_p, lambda g, ans, x: mul_p.bind(g, cos_p.bind(x)))),
-    defvectorized(cos_p, np.cos,
+    defvectorized(sin_p, np.sin, jvp=defjvp(sin_p, lambda g, ans, x: mul_p.bind(g, cos_p.bind(x))),
+                  lowering=_lower("sine")),
+    defvectorized(cos_p, np.cos, lowering=_lower("cosine"),
                   jvp=defjvp(cos_p, lambda g, ans, x: neg_p.bind(mul_p.bind(g, sin_p.bind(x))))),
-    defvectorized(neg_p, np.negative, jvp=deflinear(neg_p),
+    defvectorized(neg_p, np.negative, jvp=deflinear(neg_p), lowering=_lower("negate"),
                   transpose=lambda ctx, ct, x: [neg_p.bind(ct)]),
-    defbroadcasting(mul_p, np.multiply, transpose=_mul_transpose,
+    defbroadcasting(mul_p, np.multiply, transpose=_mul_transpose, lowering=_lower("multiply"),
                     jvp=defjvp(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
                                lambda g, ans, x, y: mul_p.bind(x, g))),
-    defbroadcasting(add_p, np.add, jvp=deflinear(add_p), transpose=_add_transpose),
+    defbroadcasting(add_p, np.add, jvp=deflinear(add_p), transpose=_add_transpose,
+                    lowering=_lower("add")),
     RuleSet(reduce_sum_p, impl=lambda ctx, x, *, axes: np.sum(x, axis=axes, dtype=x.dtype),
             abstract_eval=_reduce_sum_abstract, jvp=deflinear(reduce_sum_p),
             batching=_reduce_sum_vmap, transpose=_reduce_sum_transpose),
     RuleSet(transpose_p, impl=lambda ctx, x, *, permutation: np.transpose(x, permutation),
             abstract_eval=lambda ctx, x, *, permutation: ShapedArray(
                 [x.shape[p] for p in permutation], x.dtype, x.weak_type)),
-    RuleSet(broadcast_in_dim_p, impl=_bid_impl,
+    RuleSet(broadcast_in_dim_p, impl=_bid_impl, batching=_bid_vmap,
             abstract_eval=lambda ctx, x, *, shape, broadcast_dimensions: ShapedArray(
                 shape, x.dtype, x.weak_type)),
     RuleSet(take_p, impl=lambda ctx, x, idx: x[idx], abstract_eval=_take_abstract,
@@ -142,6 +157,8 @@ bad_vmap_p, bad_sum_vmap_p = Primitive("bad_vmap_sin"), Primitive("bad_vmap_sum"
 bad_dtype_p = Primitive("bad_dtype_sin")
 bad_neg_t_p, bad_sum_t_p = Primitive("bad_transpose_neg"), Primitive("bad_transpose_sum")
 bad_int_jvp_p = Primitive("bad_jvp_to_int")
+bad_lower_p, untraceable_p = Primitive("bad_lowering_sin"), Primitive("untraceable_sin")
+linear_no_t_p = Primitive("linear_without_transpose")
 
 BAD_RULES = [
     # d/dx sin = sin (should be cos)
@@ -171,6 +188,14 @@ BAD_RULES = [
     defvectorized(bad_int_jvp_p, lambda x: np.round(x).astype(np.int32),
                   dtype_rule=lambda x, **_: np.dtype(np.int32),
                   jvp=lambda ctx, ps, ts: (bad_int_jvp_p.bind(ps[0]), ts[0])),
+    # right eagerly, wrong only under jit: the lowering computes cos
+    defvectorized(bad_lower_p, np.sin, lowering=_lower("cosine"),
+                  jvp=defjvp(bad_lower_p, lambda g, ans, x: mul_p.bind(g, cos_p.bind(x)))),
+    # right eagerly, not traceable: the jvp rule reads its operand's value with NumPy
+    defvectorized(untraceable_p, np.sin, lowering=_lower("sine"),
+                  jvp=defjvp(untraceable_p, lambda g, ans, x: mul_p.bind(g, np.cos(np.asarray(x))))),
+    # declared linear (its jvp is deflinear), but reverse mode cannot transpose it
+    defvectorized(linear_no_t_p, np.negative, jvp=deflinear(linear_no_t_p)),
 ]
 
 
@@ -182,13 +207,6 @@ class ToyPlugin:
     @hookimpl
     def plugax_primitive_rules(self):
         return GOOD_RULES + BAD_RULES
-
-    @hookimpl
-    def plugax_frontend(self):
-        return {"lax": {
-            "transpose": lambda x, permutation: transpose_p.bind(x, permutation=permutation),
-            "broadcast_in_dim": lambda x, shape, broadcast_dimensions: broadcast_in_dim_p.bind(
-                x, shape=tuple(shape), broadcast_dimensions=tuple(broadcast_dimensions))}}
 
     @hookimpl
     def plugax_array_methods(self):
@@ -204,6 +222,30 @@ def toy_plugin():
 
 F32 = np.float32
 X = np.linspace(-1.5, 2.0, 12, dtype=F32).reshape(4, 3)
+RULES = ("abstract_eval", "jvp", "vmap")
+EAGER_RULES = [*RULES, "grad", "vmap_jvp", "vmap_grad"]   # the default checks that need no jit
+JIT_RULES = ["jit", "jit_grad", "jit_second_order"]
+
+
+@pytest.fixture
+def without_jit():
+    """The xla_call plugin (plugax.jit) unloaded for the test, if it was loaded."""
+    if not hasattr(plugax, "jit"):
+        yield
+        return
+    with registry_restored() as registry:
+        registry.unregister("xla_call")
+        yield
+
+
+@pytest.fixture
+def with_jit():
+    """The xla_call plugin loaded for the test (the kernel tests load no plugin)."""
+    if hasattr(plugax, "jit"):
+        yield
+        return
+    with scoped_plugin(pytest.importorskip("plugax_xla_call.plugin"), "xla_call"):
+        yield
 
 
 def message_of(excinfo) -> str:
@@ -211,13 +253,14 @@ def message_of(excinfo) -> str:
 
 
 # --- the checks pass on correct rules ----------------------------------------------------------
-def test_correct_rules_pass_every_check():
-    assert check_primitive(sin_p, X) == ["abstract_eval", "jvp", "vmap"]
-    assert check_primitive(mul_p, X, X[::-1] * 2) == ["abstract_eval", "jvp", "vmap"]
-    assert check_primitive(mul_p, X, F32(3.0)) == ["abstract_eval", "jvp", "vmap"]
-    assert check_primitive(add_p, X, 2.0) == ["abstract_eval", "jvp", "vmap"]
-    assert check_primitive(reduce_sum_p, X, axes=(1,), rules=("abstract_eval", "jvp", "vmap",
-                                                              "transpose"),
+def test_correct_rules_pass_every_check(without_jit):
+    ran = check_primitive(sin_p, X)
+    assert ran == EAGER_RULES and set(ran.skipped) == set(JIT_RULES)
+    assert "xla_call plugin" in ran.skipped["jit"]
+    assert check_primitive(mul_p, X, X[::-1] * 2) == EAGER_RULES
+    assert check_primitive(mul_p, X, F32(3.0)) == EAGER_RULES
+    assert check_primitive(add_p, X, 2.0) == [*RULES, "transpose", *EAGER_RULES[3:]]  # linear
+    assert check_primitive(reduce_sum_p, X, axes=(1,), rules=("abstract_eval", "jvp", "vmap"),
                            linear_argnums=0) == ["abstract_eval", "jvp", "vmap", "transpose"]
     check_primitive(reduce_sum_p, np.ones((2, 3, 4), F32), axes=(0, 2))
 
@@ -231,28 +274,31 @@ def test_integer_arguments_stay_valid_indices_under_vmap():
     x = np.arange(5, dtype=F32) * 1.5
     idx = np.array([[4, 0], [2, 2]], np.int32)
     # variants of idx are resamplings of {0, 2, 4}: always in range for x
-    assert check_primitive(take_p, x, idx) == ["abstract_eval", "jvp", "vmap"]
+    assert check_primitive(take_p, x, idx, rules=RULES) == list(RULES)
     assert check_vmap(take_p, x, idx, axis_size=5) == 2 * (len(batch_placements([1, 2])))
 
 
 def test_integer_only_primitive_skips_jvp():
-    assert check_primitive(take_p, np.arange(6, dtype=np.int32), np.array([5, 1], np.int32)) \
-        == ["abstract_eval", "vmap"]
+    ran = check_primitive(take_p, np.arange(6, dtype=np.int32), np.array([5, 1], np.int32))
+    assert [r for r in ran if r in RULES] == ["abstract_eval", "vmap"]
+    assert not set(ran) & {"grad", "vmap_jvp", "vmap_grad"}
 
 
 def test_integer_output_has_float0_tangent():
     check_jvp(to_int_p, X)
-    assert check_primitive(to_int_p, X) == ["abstract_eval", "jvp", "vmap"]
+    ran = check_primitive(to_int_p, X, rules=RULES + ("vmap_jvp", "grad"))
+    assert ran == [*RULES, "vmap_jvp"]   # a float0 tangent batches; no float output for grad
+    assert ran.skipped == {"grad": "no floating output to differentiate"}
 
 
 def test_functions_are_checked_like_primitives():
     def f(x, y):
         return add_p.bind(mul_p.bind(sin_p.bind(x), y), x)
-    assert check_primitive(f, X, X + 1) == ["abstract_eval", "jvp", "vmap"]
+    assert check_primitive(f, X, X + 1)[:6] == EAGER_RULES
 
 
 def test_multiple_results_are_checked_per_output():
-    assert check_primitive(sincos_p, X) == ["abstract_eval", "jvp", "vmap"]
+    assert check_primitive(sincos_p, X)[:6] == EAGER_RULES
 
 
 def test_jvp_argnums_and_symbolic_zero_tangents():
@@ -306,19 +352,23 @@ def test_vmap_lying_about_batch_axis_is_caught():
     with pytest.raises(VmapMismatch) as info:
         check_vmap(bad_vmap_p, X)
     msg = message_of(info)
-    assert "vmap rule of primitive 'bad_vmap_sin'" in msg
-    assert "in_dims=(1,), axis_size=3" in msg
+    assert "batching rule of primitive 'bad_vmap_sin': its output has an invalid batch axis" in msg
+    assert "registered by: plugin 'toy-kit'" in msg and "axis_size=3" in msg
     assert "x0=f32[4,3,3] (batch axis 1)" in msg
-    assert "out_dim=0 for a result of type f32[4,3,3]" in msg
+    assert "returned f32[4,3,3] with out_dim=0; expected an axis of size 3" in msg
 
 
 def test_vmap_ignoring_batch_dim_is_caught():
     with pytest.raises(VmapMismatch) as info:
         check_vmap(bad_sum_vmap_p, X, axes=(1,))
     msg = message_of(info)
-    assert "vmap rule of primitive 'bad_vmap_sum': the output has the wrong type" in msg
+    # checked against abstract_eval as the rule returns, before a loop is even compared
+    assert "batching rule of primitive 'bad_vmap_sum': its output disagrees with abstract_eval" \
+        in msg
+    assert "registered by: plugin 'toy-kit' (distribution" in msg
     assert "params: axes=(1,)" in msg and "x0=f32[3,4,3] (batch axis 0)" in msg
-    assert "vmap gives f32[3,3] (batch axis moved to the front), the loop f32[3,4]" in msg
+    assert ("the rule returned f32[3,3] with out_dim=0, i.e. f32[3] per example, but "
+            "abstract_eval of the unbatched operands gives f32[4]") in msg
 
 
 def test_vmap_value_errors_report_the_size():
@@ -362,6 +412,87 @@ def test_missing_rule_is_a_failure_not_a_skip():
         check_primitive(nojvp_p, X)
     assert check_primitive(nojvp_p, X, rules=("abstract_eval", "vmap")) == \
         ["abstract_eval", "vmap"]
+
+
+# --- traced use: jit, grad, vmap of derivatives ---------------------------------------------
+def test_traced_checks_pass_correct_rules_under_jit(with_jit):
+    assert check_primitive(sin_p, X) == EAGER_RULES + JIT_RULES
+    ran = check_primitive(mul_p, X, X[::-1])
+    assert ran == EAGER_RULES + JIT_RULES and not ran.skipped
+    check_jit(mul_p, X, 3.0)          # a weak Python scalar operand: jit keeps the weak types
+    check_jit(mul_p, 2.0, 3.0)
+
+
+def test_jit_checks_skip_with_a_reason_without_the_xla_call_plugin(without_jit):
+    ran = check_primitive(sin_p, X, rules=("jit", "jit_grad"))
+    assert ran == [] and set(ran.skipped) == {"jit", "jit_grad"}
+    assert "the xla_call plugin (which provides plugax.jit) is not loaded" in ran.skipped["jit"]
+
+
+def test_a_lowering_that_disagrees_with_the_impl_fails_only_under_jit(with_jit):
+    assert check_primitive(bad_lower_p, X, rules=EAGER_RULES) == EAGER_RULES
+    with pytest.raises(TracedUseMismatch) as info:
+        check_primitive(bad_lower_p, X)
+    msg = message_of(info)
+    assert "jit of primitive 'bad_lowering_sin': the output of jit differs from eager" in msg
+    assert "x0=f32[4,3]" in msg and re.search(r"max abs error [0-9.e+-]+", msg)
+
+
+def test_an_untraceable_jvp_rule_is_caught_though_it_is_right_eagerly(without_jit):
+    check_jvp(untraceable_p, X)   # eagerly the rule sees concrete values: right
+    with pytest.raises(TracedUseMismatch) as info:
+        check_primitive(untraceable_p, X)
+    msg = message_of(info)
+    assert "vmap(jvp) of primitive 'untraceable_sin': vmap(jvp) raised" in msg
+    assert "np.asarray" in msg and "x0=f32[4,3] (differentiated)" in msg
+
+
+def test_an_untraceable_jvp_rule_fails_jit_grad(with_jit):
+    with pytest.raises(TracedUseMismatch, match=r"jit\(grad\) of primitive 'untraceable_sin': "
+                                                r"jit\(grad\) raised"):
+        check_primitive(untraceable_p, X, rules=("jit_grad",))
+
+
+def test_a_primitive_declared_linear_without_a_transpose_rule_fails():
+    with pytest.raises(TransposeMismatch) as info:     # declared by its deflinear jvp rule
+        check_primitive(linear_no_t_p, X)
+    msg = message_of(info)
+    assert "transpose rule of primitive 'linear_without_transpose': none is registered, but " \
+           "the primitive is declared linear" in msg
+    assert "registered by: plugin 'toy-kit'" in msg
+    with pytest.raises(TransposeMismatch, match="declared linear"):   # declared by the case
+        check_case(Case(sin_p, X, linear_argnums=0, rules=RULES))
+    with pytest.raises(TransposeMismatch, match="declared linear"):   # even with other rules
+        check_primitive(sin_p, X, rules=("abstract_eval",), linear_argnums=0)
+
+
+def test_grad_must_be_the_adjoint_of_the_jvp():
+    # a right jvp (checked against finite differences) and a transpose rule that forgets
+    # the sign: only reverse mode is wrong, and the grad check compares it with the jvp
+    bad = RuleSet(Primitive("neg_wrong_grad"), impl=lambda ctx, x: -x,
+                  abstract_eval=_same_aval)
+    prim = bad.primitive
+    rules = [bad.replace(jvp=lambda ctx, ps, ts: (prim.bind(*ps), prim.bind(ts[0])),
+                         transpose=lambda ctx, ct, x: [ct])]
+
+    class Wrong:
+        @hookimpl
+        def plugax_plugin_info(self):
+            return PluginInfo(name="wrong-grad")
+
+        @hookimpl
+        def plugax_primitive_rules(self):
+            return rules
+
+    with scoped_plugin(Wrong(), "wrong-grad"):
+        with pytest.raises(TracedUseMismatch) as info:
+            check_primitive(prim, X, rules=("grad",))
+    assert "reverse mode is not the adjoint of the jvp" in message_of(info)
+
+
+def test_vmap_of_jvp_compares_with_a_loop():
+    check_vmap_jvp(sincos_p, X)
+    check_vmap_jvp(take_p, np.arange(5, dtype=F32), np.array([[4, 0], [2, 2]], np.int32))
 
 
 # --- helpers -----------------------------------------------------------------------------------

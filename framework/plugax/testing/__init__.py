@@ -20,7 +20,8 @@ Beyond those: `check_second_order` (the jvp rule is itself differentiable),
 transformation adds its own agreement check to every family's tests).
 """
 from .abstract_eval import check_abstract_eval
-from .cases import Case, check_case, declared_cases, plugin_cases
+from .cases import Case, check_case, check_primitive, declared_cases, plugin_cases
+from .checks import CheckResult
 from .dtype_matrix import DTYPES, check_dtype_matrix
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
                        TransposeMismatch)
@@ -29,10 +30,13 @@ from .lowering import (LoweringMismatch, check_lowering, check_lowerings, has_lo
                        matmul_rtol)
 from .plugins import scoped_plugin, registry_restored
 from .second_order import check_second_order
-from .suite import DEFAULT_RULES, check_primitive, register_check
+from .suite import DEFAULT_RULES, register_check
+from .traced import (TRACED_RULES, SkipCheck, TracedUseMismatch, check_grad, check_jit,
+                     check_jit_grad, check_jit_second_order, check_vmap_grad, check_vmap_jvp,
+                     jit_or_skip)
 from .transpose import check_transpose
 from .values import exact_values, random_args_like, x64
-from .vmap import check_vmap, batch_placements
+from .vmap import CheckedBatchTrace, check_vmap, batch_placements
 
 __all__ = [
     "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
@@ -41,5 +45,8 @@ __all__ = [
     "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
     "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
 ]
+__all__ += ["CheckResult", "TRACED_RULES", "SkipCheck", "TracedUseMismatch", "check_grad",
+            "check_jit", "check_jit_grad", "check_jit_second_order", "check_vmap_grad",
+            "check_vmap_jvp", "jit_or_skip", "CheckedBatchTrace"]
 __all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering", "matmul_rtol",
             "exact_values"]

@@ -37,9 +37,10 @@ class JVPMismatch(RuleCheckError):
 
 
 class VmapMismatch(RuleCheckError):
-    """The vmap rule disagrees with a Python loop over the batch."""
+    """The batching (vmap) rule disagrees with a Python loop over the batch, or with
+    abstract_eval about the type of what it returns."""
 
-    rule = "vmap"
+    rule = "batching"
 
 
 class TransposeMismatch(RuleCheckError):
@@ -81,9 +82,16 @@ def error_summary(actual: Any, expected: Any) -> str:
 
 
 def fail(kind: type, name: str, what: str, args: Sequence[Any], params: dict,
-         details: str, notes: Sequence[str] | None = None) -> None:
-    """Raise `kind` with the kit's standard message layout."""
-    lines = [f"{kind.rule} rule of {name}: {what}",
+         details: str, notes: Sequence[str] | None = None, *, label: str | None = None,
+         owner: str | None = None) -> None:
+    """Raise `kind` with the kit's standard message layout.
+
+    The first line names the rule ("jvp rule of primitive 'sin'") or, with
+    `label`, the composition that failed ("jit(grad) of primitive 'sin'");
+    `owner` (the plugin that registered the rule) adds a line naming it."""
+    head = f"{label} of {name}" if label else f"{kind.rule} rule of {name}"
+    lines = [f"{head}: {what}",
+             *([f"  registered by: {owner}"] if owner else []),
              f"  inputs: {describe_args(args, notes)}",
              f"  params: {_params(params)}"]
     lines += [f"  {line}" for line in details.splitlines() if line]

@@ -19,12 +19,58 @@ import numpy as np
 from .. import dtypes
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
+from ..core.rules import rule_owner, run_abstract_eval
 from ..core.trace import Primitive, new_trace_context
 from ..interpreters.batching import BatchTrace
 from .failures import VmapMismatch, error_summary, fail
-from .values import Target, to_array, variant_like
+from .values import Target, as_list, to_array, variant_like
 
-__all__ = ["check_vmap", "batch_placements"]
+__all__ = ["check_vmap", "batch_placements", "CheckedBatchTrace"]
+
+
+class CheckedBatchTrace(BatchTrace):
+    """A BatchTrace that checks what every batching rule returns against abstract_eval.
+
+    Why: a batching rule that returns a result of the wrong shape with a
+    plausible out_dim is not caught by the trace; later primitives broadcast
+    or index it, and the program computes a silently wrong result. Here each
+    rule's result, with the batch axis removed at the out_dim it reports, must
+    have the shape and dtype abstract_eval gives for the unbatched operands.
+    The error names the primitive, the rule kind and the plugin that registered it.
+    """
+
+    def process_primitive(self, primitive: Primitive, args: tuple, params: dict) -> Any:
+        out = super().process_primitive(primitive, args, params)
+        vals, dims = zip(*map(self.to_val_dim, args)) if args else ((), ())
+        if all(d is None for d in dims):
+            return out
+        expected = as_list(run_abstract_eval(primitive, [get_aval(a) for a in args], params,
+                                             "vmap"))
+        outs = out if primitive.multiple_results else [out]
+        for k, (o, want) in enumerate(zip(outs, expected)):
+            self._check_output(primitive, k, len(outs), o, want, vals, dims, params)
+        return out
+
+    def _check_output(self, primitive: Primitive, k: int, n: int, out: Any, want: ShapedArray,
+                      vals: tuple, dims: tuple, params: dict) -> None:
+        val, dim = self.to_val_dim(out)
+        got = get_aval(val)
+        which = f"output {k}" if n > 1 else "its output"
+        notes = [f"batch axis {d}" if d is not None else "unbatched" for d in dims]
+        report = lambda what, details: fail(
+            VmapMismatch, f"primitive '{primitive.name}'", f"{what} (axis_size={self.axis_size})",
+            vals, params, details, notes,
+            owner=rule_owner.get(primitive, "no loaded plugin"))
+        if dim is not None and (not 0 <= dim < got.ndim or got.shape[dim] != self.axis_size):
+            report(f"{which} has an invalid batch axis",
+                   f"the rule returned {got.str_short()} with out_dim={dim!r}; expected an "
+                   f"axis of size {self.axis_size} there (or out_dim=None if unbatched)")
+        per_example = got.shape if dim is None else got.shape[:dim] + got.shape[dim + 1:]
+        if (per_example, got.dtype) != (want.shape, want.dtype):
+            report(f"{which} disagrees with abstract_eval",
+                   f"the rule returned {got.str_short()} with out_dim={dim}, i.e. "
+                   f"{_short(got.dtype, per_example)} per example, but abstract_eval of the "
+                   f"unbatched operands gives {want.str_short()}")
 
 
 def check_vmap(prim: Primitive | Callable, *args: Any, axis_size: int = 3, rtol: float = 1e-5,
@@ -78,7 +124,7 @@ def _stack(x: Array, dim: int | None, size: int, rng: np.random.Generator) -> tu
 
 
 def _run_batched(target: Target, batched: list, dims: tuple, size: int) -> list:
-    trace = BatchTrace(size)
+    trace = CheckedBatchTrace(size)
     with new_trace_context(trace):
         outs = target.eval([trace.box(x, d) for x, d in zip(batched, dims)])
         return [trace.to_val_dim(o) for o in outs]
