@@ -45,8 +45,13 @@ bench: $(VENV)/.stamp-bench
 
 # Each family's tests with only it and the families it requires (see tox.ini).
 # The envs hold editable installs, so recreate them when pyproject.toml changes.
+# Then a package from `plugax new-plugin` runs its own tox env, which installs
+# plugax (a copy) from this checkout: ~30 s and the package index, so not in
+# `make test` (tests/integration/test_new_plugin.py, PLUGAX_TOX_TESTS=1).
 tox: .tox/.stamp
 	$(VENV)/bin/tox run-parallel -m plugins
+	PLUGAX_TOX_TESTS=1 $(PYTEST) -q -p no:cacheprovider tests/integration/test_new_plugin.py \
+		-k tox_env
 
 .tox/.stamp: pyproject.toml $(SPECIAL)/pyproject.toml tox.ini | $(VENV)/.stamp-test
 	$(VENV)/bin/tox run-parallel -m plugins --recreate --notest

@@ -4,23 +4,27 @@ Fast path: render into a temp dir, import it from there and register its
 plugin with `scoped_plugin` (no installation), then run the rendered test
 functions. Slow path (one test): really `pip install` it into a temporary
 --target and run its test suite in a subprocess, where plugax must discover it
-through its entry point.
+through its entry point. Slowest (one test, `make tox` only): run the rendered
+package's own tox env, which must install plugax from this checkout (plugax is
+on no package index) with the families the plugin's tests load.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import inspect
+import json
 import os
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
 import plugax
 from plugax.cli import main
-from plugax.scaffold import render_plugin, template_vars
+from plugax.scaffold import plugax_source, render_plugin, template_vars
 from plugax.testing import declared_cases, scoped_plugin
 
 
@@ -109,3 +113,50 @@ def test_installed_package_is_found_through_its_entry_point(rendered, tmp_path):
                             text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "6 passed" in result.stdout   # 3 declared cases + 3 tests
+
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+NETWORK_TROUBLE = ("Failed to establish a new connection", "Temporary failure in name resolution",
+                   "Network is unreachable", "ConnectTimeoutError", "ProxyError")
+
+
+def test_rendered_tox_ini_installs_plugax_from_this_checkout(rendered):
+    name, folder = rendered
+    tox_ini = (folder / "tox.ini").read_text()
+    assert plugax_source() == str(CHECKOUT)          # the editable install points here
+    assert f"{{env:PLUGAX_SOURCE:{CHECKOUT}}}" in tox_ini
+    assert f"PLUGAX_LOAD_PLUGINS = {name},elementwise,shape,reductions,xla_call" in tox_ini
+    assert str(CHECKOUT) in (folder / "README.md").read_text()
+
+
+@pytest.mark.skipif(os.environ.get("PLUGAX_TOX_TESTS") != "1",
+                    reason="builds a tox env (~30 s, uses the package index); "
+                           "`make tox` runs it with PLUGAX_TOX_TESTS=1")
+def test_rendered_tox_env_passes_from_a_fresh_env(tmp_path):
+    """`tox` in a freshly generated package: plugax comes from this checkout, not an index."""
+    name = "t" + uuid.uuid4().hex[:8]
+    folder = render_plugin(name, tmp_path / "src")
+    work = tmp_path / "tox"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PLUGAX_", "TOX_", "PYTHON", "PIP_NO_INDEX")) and
+           k != "VIRTUAL_ENV"}
+    result = subprocess.run([sys.executable, "-m", "tox", "-e", name, "--workdir", str(work),
+                             "--", "-p", "no:cacheprovider"], cwd=folder, env=env,
+                            capture_output=True, text=True, timeout=540)
+    output = result.stdout + result.stderr
+    if result.returncode != 0 and any(t in output for t in NETWORK_TROUBLE):
+        pytest.skip("tox could not reach the package index for plugax's dependencies")
+    assert result.returncode == 0, output[-4000:]
+    assert "6 passed" in result.stdout            # 3 declared cases + 3 tests, jit included
+    python = work / name / "bin" / "python"
+    probe = subprocess.run(
+        [str(python), "-c", "import json, importlib.metadata as m, plugax; "
+         "print(json.dumps([m.distribution('plugax').read_text('direct_url.json'), "
+         "plugax.__file__, sorted(e.name for e in m.entry_points(group='plugax'))]))"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert probe.returncode == 0, probe.stderr
+    direct_url, plugax_file, entry_points = json.loads(probe.stdout)
+    # installed from this checkout as a copy (not the dev venv's editable plugax)
+    assert json.loads(direct_url)["url"] == CHECKOUT.as_uri()
+    assert str(work / name) in plugax_file
+    assert {name, "elementwise", "shape", "reductions", "xla_call"} <= set(entry_points)
