@@ -10,8 +10,8 @@ What each rule returns is checked against the equation's output avals
 (checks.py) before the walk goes on.
 
 `ModuleContext` is the walk's state, and it is what a rule's context hands a
-sub-computation to (`ctx.lower_jaxpr`, `ctx.call_jaxpr`): so the rule's view
-(context.py) never imports the walk, and this module imports it one way.
+sub-computation to (`ctx.lower_jaxpr`, `ctx.call_jaxpr`): the walk imports the
+rule's view (context.py), and the view only calls the object it was given.
 """
 from __future__ import annotations
 
