@@ -93,7 +93,7 @@ def plugax_source() -> str:
     plugax is not published on a package index, so `plugax>=VERSION` alone cannot
     be installed. Preferred: the folder (or wheel) pip installed this plugax from,
     as recorded in the distribution's PEP 610 ``direct_url.json`` (editable or
-    not); else the source tree around this file when it is a checkout on sys.path;
+    not; for a VCS install, that repository at the installed commit); else the source tree around this file when it is a checkout on sys.path;
     else the plain requirement (for a private index that does have plugax).
     """
     from . import __version__
@@ -102,9 +102,13 @@ def plugax_source() -> str:
     except metadata.PackageNotFoundError:
         raw = None
     if raw:
-        url = urlparse(json.loads(raw).get("url", ""))
+        direct = json.loads(raw)
+        url = urlparse(direct.get("url", ""))
         if url.scheme == "file" and Path(unquote(url.path)).exists():
             return str(Path(unquote(url.path)))
+        vcs = direct.get("vcs_info")
+        if vcs and vcs.get("vcs") and vcs.get("commit_id"):   # pip install git+https://...
+            return f"plugax @ {vcs['vcs']}+{direct['url']}@{vcs['commit_id']}"
     tree = Path(__file__).resolve().parents[2]
     if (tree / "pyproject.toml").is_file() and \
             re.search(r'(?m)^name\s*=\s*"plugax"', (tree / "pyproject.toml").read_text()):

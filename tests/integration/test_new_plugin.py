@@ -129,6 +129,29 @@ def test_rendered_tox_ini_installs_plugax_from_this_checkout(rendered):
     assert str(CHECKOUT) in (folder / "README.md").read_text()
 
 
+class _FakeDist:
+    def __init__(self, direct_url: dict) -> None:
+        self.text = json.dumps(direct_url)
+
+    def read_text(self, name: str) -> str | None:
+        return self.text if name == "direct_url.json" else None
+
+
+@pytest.mark.parametrize("direct_url, expected", [
+    ({"url": "file:///{tmp}/my%20plugax", "dir_info": {"editable": True}}, "{tmp}/my plugax"),
+    ({"url": "https://example.org/plugax.git",
+      "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
+     "plugax @ git+https://example.org/plugax.git@abc123"),
+])
+def test_plugax_source_follows_where_pip_installed_plugax_from(direct_url, expected, tmp_path,
+                                                                monkeypatch):
+    import plugax.scaffold as scaffold
+    (tmp_path / "my plugax").mkdir()
+    direct_url = {**direct_url, "url": direct_url["url"].replace("/{tmp}", str(tmp_path))}
+    monkeypatch.setattr(scaffold.metadata, "distribution", lambda name: _FakeDist(direct_url))
+    assert plugax_source() == expected.replace("{tmp}", str(tmp_path))
+
+
 @pytest.mark.skipif(os.environ.get("PLUGAX_TOX_TESTS") != "1",
                     reason="builds a tox env (~30 s, uses the package index); "
                            "`make tox` runs it with PLUGAX_TOX_TESTS=1")
