@@ -24,6 +24,7 @@ from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
 from .jacobians import jacfwd, jacrev, hessian
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
 from .interpreters.builtin import transformations_plugin
+from .structural import structural_plugin
 from .loader.registry import registry, plugin_api_version
 from . import tree_util, numpy, lax, dtypes
 
@@ -38,5 +39,6 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "tree_util", "numpy", "lax", "dtypes"]
 
 registry.add_builtin(transformations_plugin, "transformations")
+registry.add_builtin(structural_plugin, "structural")
 registry.add_builtin(kernel_plugin, "kernel")
 registry.load_entry_points()

@@ -30,6 +30,7 @@ from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
 from .loader.hookspec import hookimpl
 from .loader.ruleset import PluginInfo, RuleSet
+from .structural import add_tangents
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_lin_p", "custom_jvp_call_p", "custom_vjp_call_p",
            "kernel_plugin"]
@@ -88,7 +89,7 @@ class custom_jvp:
             for rule, t in zip(jvps, tangents):
                 if rule is not None:
                     term = rule(t, ans, *primals)
-                    out = term if out is None else tu.tree_map(lambda a, b: a + b, out, term)
+                    out = term if out is None else tu.tree_map(add_tangents, out, term)
             return ans, out
         self.defjvp(jvp)
 

@@ -2,8 +2,10 @@
 
 Everything a primitive family needs: `Primitive` and `bind`, the typed records
 (`RuleSet`, `PluginInfo`) and `hookimpl`, abstract values, symbolic zeros and
-undefined primals for differentiation rules, batching utilities, and the
-helper constructors. Names here follow the plugin API version
+undefined primals for differentiation rules, batching utilities, the kernel's
+structural primitives (`add_any`, `broadcast_in_dim`, `reduce_sum`, `reshape`,
+`transpose`, `convert_element_type`: functions with lax's signatures, and their
+`_p` primitives), and the helper constructors. Names here follow the plugin API version
 `plugin_api_version`; they change only with a new version.
 """
 from .core.avals import ShapedArray, get_aval
@@ -13,7 +15,10 @@ from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_cont
 from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
 from .errors import ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError
 from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, instantiate,
-                                   zeros_like_aval, add_tangents, tangent_aval)
+                                   zeros_like_aval, tangent_aval)
+from .structural import (add_any, add_any_p, add_tangents, broadcast_in_dim, broadcast_in_dim_p,
+                         convert_element_type, convert_element_type_p, reduce_sum, reduce_sum_p,
+                         reshape, reshape_p, transpose, transpose_p)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
                                     move_batch_axis)
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
@@ -41,6 +46,9 @@ __all__ = [
     "ShapeError", "PlugaxError", "ConcretizationTypeError",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
+    "add_any", "add_any_p", "broadcast_in_dim", "broadcast_in_dim_p", "convert_element_type",
+    "convert_element_type_p", "reduce_sum", "reduce_sum_p", "reshape", "reshape_p",
+    "transpose", "transpose_p",
     "not_mapped", "moveaxis", "broadcast_batched", "bdim_at_front", "move_batch_axis",
     "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",

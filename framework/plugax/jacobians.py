@@ -2,8 +2,9 @@
 
 A Jacobian is `vmap` of `jvp` (forward) or of a `vjp` pullback (reverse) over
 the standard basis. The basis is a concrete NumPy constant, and everything
-applied to the user's values is a transformation or an array method, never a
-conversion to NumPy: a Jacobian therefore works under `jit`, `vmap`, `grad`, in
+applied to the user's values is a transformation or a kernel primitive
+(`reshape`), never a conversion to NumPy nor a family's function: a Jacobian
+therefore works under `jit`, `vmap`, `grad`, in
 control-flow bodies and inside another Jacobian, and a derivative of it is a
 derivative (converting a JVP tracer to NumPy would drop its tangent and give a
 silently wrong number).
@@ -11,6 +12,12 @@ silently wrong number).
 Pytrees follow JAX: the result is structured like the output, and each output
 leaf holds a tree structured like the differentiated arguments (a tuple of
 them when `argnums` is a tuple), with leaves of shape `out.shape + in.shape`.
+
+With several input leaves (jacfwd) or output leaves (jacrev) there is one
+`vmap` per leaf, over that leaf's basis only (the other leaves get an unbatched
+zero (co)tangent). JAX instead stacks one basis for all leaves and cuts the
+result apart with `split`; doing so here would need a slicing primitive in the
+kernel, which no transformation needs otherwise.
 """
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from .autodiff import vjp
 from .core.array import Array
 from .core.avals import get_aval
 from .interpreters import ad_util
+from .structural import reshape
 
 __all__ = ["jacfwd", "jacrev", "hessian"]
 
@@ -39,39 +47,31 @@ def _leaf_size(x: Any) -> int:
     return int(np.prod(get_aval(x).shape, dtype=np.int64))
 
 
-def _std_basis(leaves: list) -> tuple[list, int]:
-    """One concrete basis array per leaf: row k of the stacked basis is the k-th unit
-    vector of all the leaves raveled together; each leaf gets its block of columns,
-    shaped `(total,) + leaf.shape`, in the leaf's own dtype."""
-    sizes = [_leaf_size(x) for x in leaves]
-    total = sum(sizes)
-    offsets = np.cumsum([0] + sizes)
-    basis = []
-    for x, lo, hi in zip(leaves, offsets[:-1], offsets[1:]):
-        aval = get_aval(x)
-        eye = np.eye(total, dtype=ad_util.tangent_aval(aval).dtype)[:, lo:hi]
-        basis.append(Array(eye.reshape((total,) + aval.shape)))
-    return basis, total
+def _basis(x: Any) -> Array:
+    """The standard basis of leaf `x`'s tangent space: `(size,) + x.shape`, row k the
+    k-th unit vector, in the tangent dtype."""
+    aval = get_aval(x)
+    n = _leaf_size(x)
+    eye = np.eye(n, dtype=ad_util.tangent_aval(aval).dtype)
+    return Array(eye.reshape((n,) + aval.shape))
 
 
-def _split_axis(jac: Any, axis: int, leaves: list) -> list:
-    """Cut `jac`'s `axis` (the raveled leaves) into one piece per leaf, each reshaped so
-    that the axis becomes the leaf's shape."""
-    if axis < 0:
-        axis += jac.ndim
-    shape = tuple(jac.shape)
-    parts, start = [], 0
-    for x in leaves:
-        n = _leaf_size(x)
-        if len(leaves) == 1:
-            part = jac
-        else:
-            index = (slice(None),) * axis + (slice(start, start + n),)
-            part = jac[index]
-        start += n
-        new_shape = shape[:axis] + tuple(get_aval(x).shape) + shape[axis + 1:]
-        parts.append(part if tuple(part.shape) == new_shape else part.reshape(new_shape))
-    return parts
+def _zeros(x: Any) -> Array:
+    aval = ad_util.tangent_aval(get_aval(x))
+    return Array(np.zeros(aval.shape, aval.dtype))
+
+
+def _unravel(jac: Any, axis: int, leaf: Any) -> Any:
+    """`jac` with its (raveled) `axis`, 0 or -1, reshaped into `leaf`'s shape."""
+    shape = tuple(get_aval(jac).shape)
+    leaf_shape = tuple(get_aval(leaf).shape)
+    new = leaf_shape + shape[1:] if axis == 0 else shape[:-1] + leaf_shape
+    return jac if new == shape else reshape(jac, new)
+
+
+def _one_hot_axes(n: int, i: int) -> tuple:
+    """vmap in_axes batching argument `i` of `n` only."""
+    return tuple(0 if j == i else None for j in range(n))
 
 
 def _check_float_inputs(leaves: list, name: str) -> None:
@@ -101,10 +101,9 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     @wraps(f)
     def jac_f(*args: Any) -> Any:
         f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacfwd")
-        basis, _ = _std_basis(leaves)
 
-        def pushfwd(tangent_leaves: list) -> tuple:
-            tangents = tu.tree_unflatten(in_tree, tangent_leaves)
+        def pushfwd(*tangent_leaves: Any) -> tuple:
+            tangents = tu.tree_unflatten(in_tree, list(tangent_leaves))
             if has_aux:
                 y, y_dot, aux = jvp(f_partial, dyn, tangents, has_aux=True)
                 return y, y_dot, aux
@@ -112,13 +111,16 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
             return y, y_dot
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
-        outs = vmap(pushfwd, out_axes=out_axes)(basis)
-        y, jac = outs[0], outs[1]
-        y_leaves, y_tree = tu.tree_flatten(y)
-        jac_leaves = tu.tree_leaves(jac)
+        per_input = []      # per input leaf: the output leaves' Jacobian blocks
+        for i, x in enumerate(leaves):
+            tangents = [_basis(x) if j == i else _zeros(z) for j, z in enumerate(leaves)]
+            outs = vmap(pushfwd, in_axes=_one_hot_axes(len(leaves), i),
+                        out_axes=out_axes)(*tangents)
+            y_leaves, y_tree = tu.tree_flatten(outs[0])
+            per_input.append([_unravel(j, -1, x) for j in tu.tree_leaves(outs[1])])
         result = tu.tree_unflatten(y_tree, [
-            _input_tree(_split_axis(j, -1, leaves), in_tree, multiple)
-            for j in jac_leaves])
+            _input_tree([blocks[k] for blocks in per_input], in_tree, multiple)
+            for k in range(len(y_leaves))])
         return (result, outs[2]) if has_aux else result
 
     return jac_f
@@ -136,13 +138,15 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
         else:
             y, pullback = vjp(f_partial, *dyn)
         y_leaves, y_tree = tu.tree_flatten(y)
-        basis, _ = _std_basis(y_leaves)
-        cts = vmap(lambda *b: pullback(tu.tree_unflatten(y_tree, list(b))))(*basis)
-        ct_leaves = tu.tree_leaves(cts)      # per input leaf: (total_out,) + in.shape
-        per_input = [_split_axis(c, 0, y_leaves) for c in ct_leaves]
+        pull = lambda *cts: pullback(tu.tree_unflatten(y_tree, list(cts)))
+        rows = []           # per output leaf: its Jacobian blocks, one per input leaf
+        for j, out in enumerate(y_leaves):
+            cts = [_basis(out) if k == j else _zeros(o) for k, o in enumerate(y_leaves)]
+            blocks = vmap(pull, in_axes=_one_hot_axes(len(y_leaves), j))(*cts)
+            # each block: (out.size,) + in.shape
+            rows.append([_unravel(c, 0, out) for c in tu.tree_leaves(blocks)])
         result = tu.tree_unflatten(y_tree, [
-            _input_tree([parts[j] for parts in per_input], in_tree, multiple)
-            for j in range(len(y_leaves))])
+            _input_tree(blocks, in_tree, multiple) for blocks in rows])
         return (result, aux) if has_aux else result
 
     return jac_f

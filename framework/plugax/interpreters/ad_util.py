@@ -2,7 +2,8 @@
 
 `Zero(aval)` stands for a tangent or cotangent that is known to be zero. It is
 never materialised unless a rule asks (`instantiate`), so `grad` of a function
-with many unused inputs allocates nothing for them.
+with many unused inputs allocates nothing for them. Adding tangents needs a
+primitive (`add_any`), so `add_tangents` lives with it in `plugax.structural`.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
 
 __all__ = ["Zero", "zero_like", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
-           "add_tangents", "tangent_aval", "is_differentiable"]
+           "tangent_aval", "is_differentiable"]
 
 
 class Zero:
@@ -96,10 +97,3 @@ def instantiate(t: Any) -> Any:
     """A real array for a possibly symbolic zero."""
     return zeros_like_aval(t.aval) if type(t) is Zero else t
 
-
-def add_tangents(a: Any, b: Any) -> Any:
-    if type(a) is Zero:
-        return b
-    if type(b) is Zero:
-        return a
-    return a + b

@@ -1,18 +1,18 @@
 """Vectorising map: tracers carry a batched value and the axis it is batched along.
 
 A batch dimension of None means "not batched"; such values are never boxed.
-Moving and materialising batch axes uses `plugax.lax.transpose` and
-`plugax.lax.broadcast_in_dim`, which the shape family provides.
+Moving and materialising batch axes uses the kernel's structural primitives
+(`transpose`, `broadcast_in_dim`, and `reduce_sum` for cotangents of unbatched
+inputs), so vmap works with no family loaded.
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import RuleContext, missing_rule, batching_rules
-from ..errors import PlugaxError
+from ..structural import broadcast_in_dim, moveaxis, reduce_sum
 from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
@@ -142,25 +142,6 @@ class all_front:
             yield 0
 
 
-def _lax(name: str) -> Callable:
-    lax = sys.modules.get("plugax.lax")
-    fn = getattr(lax, name, None) if lax is not None else None
-    if fn is None:
-        raise PlugaxError(f"vmap needs plugax.lax.{name}, which no loaded plugin provides "
-                          f"(it comes with the 'shape' family)")
-    return fn
-
-
-def moveaxis(x: Any, src: int, dst: int) -> Any:
-    ndim = get_aval(x).ndim
-    src, dst = src % ndim, dst % ndim  # negative axes count from the end, as in NumPy
-    if src == dst:
-        return x
-    perm = [i for i in range(ndim) if i != src]
-    perm.insert(dst, src)
-    return _lax("transpose")(x, tuple(perm))
-
-
 def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
     """Materialise an unbatched value with a batch axis of `axis_size` at `dst`."""
     aval = get_aval(x)
@@ -168,7 +149,7 @@ def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
     dst = dst % (len(shape) + 1)  # negative: counted from the end of the batched shape
     shape.insert(dst, axis_size)
     dims = tuple(i for i in range(len(shape)) if i != dst)
-    return _lax("broadcast_in_dim")(x, tuple(shape), dims)
+    return broadcast_in_dim(x, tuple(shape), dims)
 
 
 def move_batch_axis(axis_size: int, src: int | None, dst: int, x: Any) -> Any:
@@ -193,7 +174,7 @@ def _ct_in_layout(ct: Any, src: int | None, dst: int | None, axis_size: int) -> 
         shape.insert(dst % (len(shape) + 1), axis_size)
         return Zero(ct.aval.update(shape=tuple(shape)))
     if dst is None:
-        return ct if src is None else _lax("reduce_sum")(ct, (src,))
+        return ct if src is None else reduce_sum(ct, (src,))
     return move_batch_axis(axis_size, src, dst, ct)
 
 

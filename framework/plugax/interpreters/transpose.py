@@ -11,7 +11,8 @@ from typing import Any, Sequence
 
 from ..core.rules import TRANSPOSE_CTX, missing_rule, transpose_rules
 from ..jaxpr.ir import Jaxpr, Literal
-from .ad_util import UndefPrimal, Zero, add_tangents, tangent_aval
+from ..structural import add_tangents
+from .ad_util import UndefPrimal, Zero, tangent_aval
 
 __all__ = ["backward_pass"]
 

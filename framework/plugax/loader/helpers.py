@@ -16,8 +16,9 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.rules import all_weak, first_weak
 from ..core.trace import Primitive
 from ..errors import ShapeError
-from ..interpreters.ad_util import Zero, add_tangents, instantiate
+from ..interpreters.ad_util import Zero, instantiate
 from ..interpreters.batching import broadcast_batched, moveaxis
+from ..structural import add_tangents, broadcast_in_dim
 from .ruleset import RuleSet
 
 __all__ = ["all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
@@ -93,8 +94,7 @@ def broadcasting_vmap(prim: Primitive) -> Callable:
                 continue
             x = moveaxis(x, d, 0)
             if shape != out_shape:  # a batched scalar meets a non-scalar operand
-                import plugax.lax as lax
-                x = lax.broadcast_in_dim(x, (ctx.axis_size,) + out_shape, (0,))
+                x = broadcast_in_dim(x, (ctx.axis_size,) + out_shape, (0,))
             moved.append(x)
         return prim.bind(*moved, **params), 0
     return vmap_rule

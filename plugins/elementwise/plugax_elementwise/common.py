@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-import plugax.lax as lax
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
-                           defjvp, get_aval, same_dtypes, shared_constant)
+                           broadcast_in_dim, defjvp, get_aval, reduce_sum, same_dtypes,
+                           shared_constant)
 
 __all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
@@ -81,7 +81,7 @@ def zeros_like(x: Any) -> Any:
     """Zeros of `x`'s type; a broadcast literal when traced (no array constant)."""
     aval = get_aval(x)
     zero = Array(np.zeros((), aval.dtype))
-    return lax.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
 
 
 def _shape(x: Any) -> tuple:
@@ -99,7 +99,7 @@ def match_shape(t: Any, like: Any) -> Any:
     shape = _shape(like)
     if (t.shape if type(t) is Array or isinstance(t, Tracer) else _shape(t)) == shape:
         return t
-    return lax.broadcast_in_dim(t, shape, ())
+    return broadcast_in_dim(t, shape, ())
 
 
 def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
@@ -107,7 +107,7 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
     ct_shape = _shape(ct)
     if ct_shape == aval.shape:
         return ct
-    return lax.reduce_sum(ct, tuple(range(len(ct_shape))))
+    return reduce_sum(ct, tuple(range(len(ct_shape))))
 
 
 def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:

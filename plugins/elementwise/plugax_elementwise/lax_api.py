@@ -2,7 +2,8 @@
 
 Like jax.lax these do not promote: operands must share a dtype (a weak Python
 scalar of that dtype is fine) and a shape (or be rank-0). `plugax.numpy` is
-the promoting, broadcasting layer on top.
+the promoting, broadcasting layer on top. (`lax.convert_element_type` is the
+kernel's: `plugax.structural`.)
 """
 from __future__ import annotations
 
@@ -38,11 +39,6 @@ def round(x: Any, rounding_method: RoundingMethod = RoundingMethod.AWAY_FROM_ZER
     return L.round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
 
 
-def convert_element_type(operand: Any, new_dtype: Any) -> Any:
-    """`operand` as `new_dtype` (canonicalised); no equation if it already is one."""
-    return S.convert(operand, new_dtype)
-
-
 def select_n(which: Any, *cases: Any) -> Any:
     """cases[which] elementwise; `which` bool (at most 2 cases) or integer."""
     return S.select_n_p.bind(which, *cases)
@@ -72,8 +68,8 @@ _BINARY = {"add": A.add_p, "sub": A.sub_p, "mul": A.mul_p, "div": A.div_p, "rem"
 LAX: dict[str, Any] = {
     **{name: _unary(p) for name, p in _UNARY.items()},
     **{name: _binary(p) for name, p in _BINARY.items()},
-    "integer_pow": integer_pow, "round": round, "convert_element_type": convert_element_type,
-    "select_n": select_n, "select": select, "clamp": clamp, "RoundingMethod": RoundingMethod,
+    "integer_pow": integer_pow, "round": round, "select_n": select_n, "select": select,
+    "clamp": clamp, "RoundingMethod": RoundingMethod,
 }
 for _name, _fn in LAX.items():
     if getattr(_fn, "__name__", None) == "fn":

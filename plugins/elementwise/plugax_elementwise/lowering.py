@@ -10,8 +10,6 @@ What needs more than one op is written out below, each for a stated reason:
 - `pow` with an integer exponent (the impl converts it to the base's dtype);
 - `exp2` as ``2 ** x`` (StableHLO has no exp2);
 - `round` picking its op by `rounding_method`;
-- `convert_element_type` to bool (``x != 0``, as NumPy's astype; a bare
-  convert would keep the low bit);
 - `select_n` with an integer selector (a binary tree of selects, which clips
   out-of-range selectors to the first and last case like the impl's np.choose).
 
@@ -24,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["rule", "splat", "unary", "binary", "compare", "sign", "square", "integer_pow", "pow_",
-           "exp2", "round_", "convert_element_type", "select_n", "clamp"]
+           "exp2", "round_", "select_n", "clamp"]
 
 
 def rule(fn: Callable) -> dict:
@@ -124,17 +122,7 @@ def _round(ctx, x, *, rounding_method):
     return ctx.hlo.round_nearest_afz(x)
 
 
-# --- conversion and selection -------------------------------------------------------------
-def _convert_element_type(ctx, x, *, new_dtype, weak_type):
-    old, new = ctx.avals_in[0].dtype, np.dtype(new_dtype)
-    if old == new:
-        return x
-    if new == np.bool_:
-        zero = splat(ctx, 0, old, ctx.avals_in[0].shape)
-        return compare_values(ctx, x, zero, "NE", old)
-    return ctx.hlo.convert(ctx.ir_type(ctx.aval_out), x)
-
-
+# --- selection ----------------------------------------------------------------------------
 def _select_n(ctx, which, *cases):
     """select_n(which, c0, c1, ...): `cases[which]` elementwise."""
     which_aval = ctx.avals_in[0]
@@ -166,6 +154,5 @@ integer_pow = rule(_integer_pow)
 pow_ = rule(_pow)
 exp2 = rule(_exp2)
 round_ = rule(_round)
-convert_element_type = rule(_convert_element_type)
 select_n = rule(_select_n)
 clamp = rule(_clamp)

@@ -17,9 +17,9 @@ from .numpy_api import NUMPY
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    # shape: broadcast_in_dim (numpy broadcasting, vmap); reductions: reduce_sum
-    # (transposes of ops that broadcast a rank-0 operand).
-    return PluginInfo(name="elementwise", requires=("shape", "reductions"),
+    # The lowest family: broadcast_in_dim, reduce_sum and convert_element_type are the
+    # kernel's (plugax.structural), so it requires no other family.
+    return PluginInfo(name="elementwise", requires=(),
                       description="elementwise arithmetic, math, comparison, logic, "
                                   "selection and conversion")
 

@@ -20,7 +20,7 @@ promote_args(fn_name, *args, category=None, keep_scalars=True) -> list
     3. shape: NumPy broadcasting. Operands of the result shape are left alone,
        and so are rank-0 ones when `keep_scalars` (lax ops broadcast those
        themselves, which keeps jaxprs short); every other operand goes through
-       `plugax.lax.broadcast_in_dim` (the shape family's).
+       `broadcast_in_dim` (the kernel's, from plugax.extend).
 
 promote_dtypes(fn_name, *args, category=None) -> list     steps 1 and 2 only
 broadcast_arrays(fn_name, *args, keep_scalars=True) -> list   step 3 only
@@ -37,9 +37,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import plugax.lax as lax
 from plugax import config, dtypes
-from plugax.extend import Array, ShapedArray, ShapeError, Tracer
+from plugax.extend import Array, ShapedArray, ShapeError, Tracer, broadcast_in_dim
 
 from .selection import convert
 
@@ -143,7 +142,7 @@ def broadcast_arrays(fn_name: str, *args: Any, keep_scalars: bool = True) -> lis
                              f"shapes {' '.join(map(str, shapes))}")
     out_nd = len(out_shape)
     return [x if shape == out_shape or (keep_scalars and shape == ())
-            else lax.broadcast_in_dim(x, out_shape, tuple(range(out_nd - len(shape), out_nd)))
+            else broadcast_in_dim(x, out_shape, tuple(range(out_nd - len(shape), out_nd)))
             for x, shape in zip(args, shapes)]
 
 

@@ -1,9 +1,11 @@
-"""Primitives that convert or pick values: convert_element_type, select_n, clamp.
+"""Primitives that pick values: select_n, clamp.
 
-They do not fit the one-dtype mold of the arithmetic ops: convert_element_type
-changes the dtype (and is linear between float types), select_n mixes a bool
+They do not fit the one-dtype mold of the arithmetic ops: select_n mixes a bool
 or integer selector with cases of any dtype (and is linear in the cases), and
 clamp lets its bounds be rank-0 next to a full operand.
+
+`convert` is the kernel's convert_element_type (`plugax.structural`), under the
+name this family's modules have always used.
 """
 from __future__ import annotations
 
@@ -11,93 +13,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import plugax.lax as lax
-from plugax import dtypes
-from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Zero, all_weak,
-                           broadcast_batched, get_aval, instantiate, is_eager,
-                           is_undefined_primal, moveaxis, same_dtypes)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, broadcast_batched,
+                           broadcast_in_dim, convert_element_type as convert,
+                           convert_element_type_p, get_aval, instantiate, is_undefined_primal,
+                           moveaxis, same_dtypes)
 
 from . import lowering as L
-from .common import FLOATS, defjvp_bcast, match_shape, type_error, zeros_like
+from .common import defjvp_bcast, match_shape, type_error, zeros_like
 from .logic import and_p, ge_p, gt_p, le_p, lt_p, or_p
 
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "convert", "RULES"]
-
-_SCALARS = (bool, int, float, complex)
-_CONSTANTS = (*_SCALARS, Array)
-
-
-# --- convert_element_type[new_dtype, weak_type] ------------------------------------
-convert_element_type_p = Primitive("convert_element_type")
-
-
-def _convert_value(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
-    """NumPy conversion with XLA's float -> int semantics: truncate, saturate at the
-    integer range, NaN -> 0 (NumPy leaves those cases undefined)."""
-    x, new_dtype = np.asarray(x), np.dtype(new_dtype)
-    if x.dtype not in FLOATS or new_dtype.kind not in "iu":
-        return x.astype(new_dtype)
-    info = np.iinfo(new_dtype)
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = x.astype(new_dtype)
-    out = np.where(x >= float(info.max), info.max, out)
-    out = np.where(x <= float(info.min), info.min, out)
-    return np.where(np.isnan(x), 0, out).astype(new_dtype)
-
-
-def _convert_abstract_eval(ctx, x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
-    if np.dtype(new_dtype) not in dtypes.supported_dtypes:
-        raise type_error(convert_element_type_p, (x,), f"cannot convert to dtype {new_dtype}",
-                         f"choose one of {', '.join(d.name for d in dtypes.supported_dtypes)}")
-    return ShapedArray(x.shape, new_dtype, weak_type)
-
-
-def _convert_jvp(ctx, primals, tangents, *, new_dtype, weak_type):
-    """Between float types the conversion is linear; to or from ints there is no tangent."""
-    (x,), (t,), new_dtype = primals, tangents, np.dtype(new_dtype)
-    ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if type(t) is Zero or new_dtype not in FLOATS or get_aval(x).dtype not in FLOATS:
-        return ans, Zero.from_value(ans)
-    return ans, convert(t, new_dtype)
-
-
-def _convert_transpose(ctx, ct, x, *, new_dtype, weak_type):
-    if x.aval.dtype not in FLOATS or np.dtype(new_dtype) not in FLOATS:
-        raise ShapeError(f"primitive 'convert_element_type' is linear only between float "
-                         f"dtypes, not from {x.aval.dtype.name} to {new_dtype.name}")
-    return [convert(ct, x.aval.dtype)]
-
-
-def convert(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
-    """`x` as `new_dtype` (canonicalised); a no-op when the type already matches.
-
-    Concrete values (Python scalars, NumPy values, Arrays) are converted on the
-    spot when no transformation is running (eager code skips a bind), and, as
-    JAX's constant folding does, when they are rank-0 (a jaxpr shows them as a
-    literal of the new type). Under a transformation a larger constant goes
-    through the primitive like a tracer: a jaxpr then hoists it with its own
-    dtype and weak type and records the conversion, as JAX's does.
-    """
-    new_dtype = dtypes.canonicalize_dtype(new_dtype)
-    if (type(x) in _CONSTANTS or isinstance(x, (np.ndarray, np.generic))) and (
-            is_eager() or not np.shape(x)):
-        value = np.asarray(x)
-        if type(x) is Array and value.dtype == new_dtype and x.weak_type == weak_type:
-            return x
-        return Array(_convert_value(value, new_dtype), weak_type)
-    aval = get_aval(x)
-    if aval.dtype == new_dtype and aval.weak_type == weak_type:
-        return x
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
-
-
-CONVERT = RuleSet(
-    primitive=convert_element_type_p,
-    impl=lambda ctx, x, *, new_dtype, weak_type: _convert_value(x, new_dtype),
-    abstract_eval=_convert_abstract_eval, jvp=_convert_jvp, transpose=_convert_transpose,
-    lowering=L.convert_element_type,
-    batching=lambda ctx, args, dims, **params: (convert_element_type_p.bind(args[0], **params),
-                                                dims[0]))
 
 
 # --- vmap for ops whose operands must share a shape except a few rank-0 ones --------
@@ -121,7 +46,7 @@ def full_operand_vmap(prim: Primitive, scalar_ok: Sequence[int]) -> Callable:
             else:
                 x = moveaxis(x, d, 0)
             if get_aval(x).shape != out_shape:   # a batched rank-0 operand
-                x = lax.broadcast_in_dim(x, out_shape, (0,))
+                x = broadcast_in_dim(x, out_shape, (0,))
             moved.append(x)
         return prim.bind(*moved, **params), 0
     vmap_rule.__name__ = f"{prim.name}_vmap"
@@ -217,4 +142,4 @@ CLAMP = RuleSet(
         lambda g, ans, lo, x, hi: _masked(or_p.bind(lt_p.bind(hi, x), lt_p.bind(hi, lo)), g)),
     batching=full_operand_vmap(clamp_p, (0, 2)), lowering=L.clamp)
 
-RULES = [CONVERT, SELECT_N, CLAMP]
+RULES = [SELECT_N, CLAMP]

@@ -1,4 +1,7 @@
-"""Reductions over a set of axes: reduce_sum/prod/max/min/and/or and argmax/argmin.
+"""Reductions over a set of axes: reduce_prod/max/min/and/or and argmax/argmin.
+
+(reduce_sum is the kernel's, `plugax.structural`: the transformations need it to
+transpose broadcasts and to sum cotangents over a vmap batch.)
 
 They share one shape rule (drop `axes`) and one vmap rule (renumber `axes`
 around the batch axis, which survives at its position among the kept axes),
@@ -11,14 +14,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype, defjvp,
-                           deflinear, first_weak, get_aval, is_undefined_primal)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, broadcast_in_dim,
+                           canonicalize_dtype, defjvp, get_aval, reduce_sum_p)
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
                       lowest, scalar_like, shape_error)
 from .lowering import arg_lowering, fold_lowering
 
-reduce_sum_p = Primitive("reduce_sum")
 reduce_prod_p = Primitive("reduce_prod")
 reduce_max_p = Primitive("reduce_max")
 reduce_min_p = Primitive("reduce_min")
@@ -34,8 +36,7 @@ def _kept(ndim: int, axes: Sequence[int]) -> tuple[int, ...]:
 
 def _unreduce(r: Any, aval: ShapedArray, axes: Sequence[int]) -> Any:
     """Broadcast a reduction result back over the reduced axes."""
-    import plugax.lax as lax
-    return lax.broadcast_in_dim(r, aval.shape, _kept(aval.ndim, axes))
+    return broadcast_in_dim(r, aval.shape, _kept(aval.ndim, axes))
 
 
 def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callable,
@@ -70,11 +71,6 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
     return RuleSet(primitive=prim, impl=checked_impl,
                    abstract_eval=abstract_eval, jvp=jvp, batching=vmap, transpose=transpose,
                    lowering={"default": lowering} if lowering else {})
-
-
-# --- reduce_sum: linear; its transpose broadcasts the cotangent back ------------------
-def _reduce_sum_transpose(ctx, ct, x, *, axes):
-    return [_unreduce(ct, x.aval, axes) if is_undefined_primal(x) else None]
 
 
 # --- reduce_max / reduce_min: the derivative picks the location(s) of the extremum ----
@@ -169,9 +165,6 @@ _NONE = lambda dtype: np.zeros((), dtype)  # noqa: E731
 _index_dtype = lambda *, index_dtype: index_dtype  # noqa: E731
 
 RULES = [
-    defreduction(reduce_sum_p, lambda x, *, axes: np.add.reduce(x, axes, x.dtype),
-                 accepts=NUMBER, jvp=deflinear(reduce_sum_p), transpose=_reduce_sum_transpose,
-                 lowering=fold_lowering("sum")),
     defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
                  accepts=NUMBER, jvp=_reduce_prod_jvp, lowering=fold_lowering("prod")),
     defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL,
@@ -215,6 +208,6 @@ def _lax_arg(prim: Primitive) -> Callable:
     return arg
 
 
-LAX = {p.name: _lax_reduction(p) for p in (reduce_sum_p, reduce_prod_p, reduce_max_p,
-                                            reduce_min_p, reduce_and_p, reduce_or_p)}
+LAX = {p.name: _lax_reduction(p) for p in (reduce_prod_p, reduce_max_p, reduce_min_p,
+                                            reduce_and_p, reduce_or_p)}
 LAX.update({p.name: _lax_arg(p) for p in (argmax_p, argmin_p)})

@@ -14,7 +14,7 @@ import numpy as np
 
 from plugax import dtypes
 from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Tracer, Zero,
-                           broadcast_batched, canonicalize_dtype, deflinear, first_weak,
+                           broadcast_batched, broadcast_in_dim, canonicalize_dtype, deflinear,
                            instantiate, is_undefined_primal, moveaxis)
 
 __all__ = ["shape_error", "canonical_axis", "canonical_axes", "defshape", "linear_jvp",
@@ -146,9 +146,7 @@ def to_front(x: Any, d: int | None, size: int) -> Any:
 
 def zeros(shape: Sequence[int], dtype: Any) -> Any:
     """A zero array that stays one `broadcast_in_dim` of a literal when traced."""
-    import plugax.lax as lax
-    from plugax.extend import Array
-    return lax.broadcast_in_dim(Array(np.zeros((), dtype)), tuple(shape), ())
+    return broadcast_in_dim(Array(np.zeros((), dtype)), tuple(shape), ())
 
 
 def normalized_indices(indices: Any, size: int) -> Any:

@@ -13,7 +13,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from plugax.extend import Array, Primitive, RuleContext, Tracer, UndefPrimal, get_aval
+from plugax.extend import (Array, Primitive, RuleContext, Tracer, UndefPrimal, broadcast_in_dim_p,
+                           get_aval, rule_kinds, transpose_p)
 
 from . import indexing, slicing, structural
 from ._common import normalized_indices
@@ -133,7 +134,7 @@ def plan(shape: tuple, index: Any) -> list[Step]:
             # NumPy: advanced indices separated by others put their axes first.
             moved = range(gather_axis, gather_axis + len(ishape))
             perm = tuple(moved) + tuple(k for k in range(len(shape_now)) if k not in moved)
-            steps.append(Step(structural.transpose_p, (), {"permutation": perm}))
+            steps.append(Step(transpose_p, (), {"permutation": perm}))
             shape_now = [shape_now[k] for k in perm]
             tokens = ["array"] * len(ishape) + [t for t in tokens if t != "array"]
     if "new" in tokens:
@@ -141,7 +142,7 @@ def plan(shape: tuple, index: Any) -> list[Step]:
         out = [1] * len(tokens)
         for k, size in zip(dims, shape_now):
             out[k] = size
-        steps.append(Step(structural.broadcast_in_dim_p, (), {
+        steps.append(Step(broadcast_in_dim_p, (), {
             "shape": tuple(out), "broadcast_dimensions": dims}))
     return steps
 
@@ -174,14 +175,14 @@ def _scatter(x: Any, index: Any, values: Any, keep: np.ndarray | None = None) ->
     avals, steps = [get_aval(x)], plan(get_aval(x).shape, index)
     for step in steps:     # only the types of the intermediate results are needed
         extras = [get_aval(e) for e in step.extras]
-        avals.append(_RULES[step.prim].abstract_eval(None, avals[-1], *extras, **step.params))
+        avals.append(_rules("abstract_eval")[step.prim](None, avals[-1], *extras, **step.params))
     ct = broadcast_to(_convert(values, avals[0].dtype, avals[0].weak_type), avals.pop().shape)
     if keep is not None:
         import plugax.lax as lax
         ct = lax.select_n(Array(keep), zeros_like(ct), ct)
     for step, aval in zip(reversed(steps), reversed(avals)):
         linear_input = UndefPrimal(aval.strip_weak_type())
-        ct = _RULES[step.prim].transpose(_TRANSPOSE_CTX, ct, linear_input, *step.extras,
+        ct = _rules("transpose")[step.prim](_TRANSPOSE_CTX, ct, linear_input, *step.extras,
                   **step.params)[0]
     return ct
 
@@ -310,4 +311,7 @@ class _IndexUpdateHelper:
         return _IndexUpdateRef(self.array, index)
 
 
-_RULES = {rs.primitive: rs for rs in structural.RULES + slicing.RULES + indexing.RULES}
+def _rules(kind: str) -> dict:
+    """The installed rules of `kind` by primitive: the plan's steps include the kernel's
+    structural primitives, whose RuleSets this family does not hold."""
+    return rule_kinds[kind].table

@@ -1,7 +1,8 @@
 """StableHLO lowerings of the shape family.
 
-Most primitives map onto one StableHLO op with the same meaning (broadcast_in_dim,
-reshape, transpose, rev, slice, pad, concatenate, iota). The ones that take
+Most primitives map onto one StableHLO op with the same meaning (squeeze, rev,
+slice, pad, concatenate, iota; broadcast_in_dim, reshape and transpose are the
+kernel's, lowered in plugax.structural). The ones that take
 indices must agree with the impl on out-of-range indices, so they clamp
 explicitly before the op, the way the impl does:
 
@@ -33,20 +34,6 @@ def _int_attr(ctx, value: int) -> Any:
 
 
 # --- whole-array rearrangements ------------------------------------------------------------
-def _broadcast_in_dim(ctx, x, *, shape, broadcast_dimensions):
-    return ctx.broadcast_in_dim(x, ctx.aval_out.dtype, shape, broadcast_dimensions)
-
-
-def _reshape(ctx, x, *, new_sizes, dimensions):
-    if dimensions is not None:
-        x = ctx.hlo.transpose(x, _i64(ctx, dimensions))
-    return ctx.hlo.reshape(ctx.ir_type(ctx.aval_out), x)
-
-
-def _transpose(ctx, x, *, permutation):
-    return ctx.hlo.transpose(x, _i64(ctx, permutation))
-
-
 def _squeeze(ctx, x, *, dimensions):
     return ctx.hlo.reshape(ctx.ir_type(ctx.aval_out), x)
 
@@ -179,7 +166,6 @@ def _scatter_add(ctx, x, idx, updates, *, dimension_numbers):
 
 
 LOWERINGS = {
-    "broadcast_in_dim": _broadcast_in_dim, "reshape": _reshape, "transpose": _transpose,
     "squeeze": _squeeze, "rev": _rev, "slice": _slice, "pad": _pad,
     "concatenate": _concatenate, "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice, "iota": _iota, "gather": _gather,

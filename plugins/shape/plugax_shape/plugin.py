@@ -16,9 +16,9 @@ from . import getitem, indexing, numpy_api, slicing, structural
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    # reductions: reduce_sum transposes broadcast_in_dim and pad; elementwise: add, clamp,
-    # select_n, convert_element_type in batching rules, index normalisation and promotion.
-    return PluginInfo(name="shape", requires=("reductions", "elementwise"),
+    # elementwise: add, sub, lt, clamp, select_n in batching and transpose rules, index
+    # normalisation and promotion. (reduce_sum, which transposes pad, is the kernel's.)
+    return PluginInfo(name="shape", requires=("elementwise",),
                       description="broadcasting, reshaping, slicing, padding and indexing")
 
 

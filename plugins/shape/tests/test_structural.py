@@ -5,11 +5,11 @@ from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.lax as lax
-from plugax.testing import check_primitive
-from plugax_shape.structural import (broadcast_in_dim_p, reshape_p, rev_p, squeeze_p,
-                                     transpose_p)
+from plugax.testing import DEFAULT_RULES, check_primitive
+from plugax.extend import broadcast_in_dim_p, reshape_p, transpose_p   # the kernel's
+from plugax_shape.structural import rev_p, squeeze_p
 
-ALL = ("abstract_eval", "jvp", "vmap", "transpose")
+ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=25, deadline=None)
 shapes = st.lists(st.integers(0, 3), max_size=3).map(tuple)
 
