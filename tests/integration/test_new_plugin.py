@@ -15,6 +15,7 @@ import importlib.util
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -129,6 +130,20 @@ def test_rendered_tox_ini_installs_plugax_from_this_checkout(rendered):
     assert str(CHECKOUT) in (folder / "README.md").read_text()
 
 
+def test_every_package_of_the_checkout_is_in_the_distribution():
+    """An editable install finds any package folder; a real install (the generated
+    plugin's tox env, a user's `pip install`) ships only those pyproject lists."""
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = set()
+    for name, folder in config["package-dir"].items():
+        root = CHECKOUT / folder
+        found.update(".".join((name, *init.parent.relative_to(root).parts))
+                     for init in root.rglob("__init__.py") if "__pycache__" not in init.parts)
+    assert sorted(found - listed) == [], "add these to [tool.setuptools] packages"
+
+
 class _FakeDist:
     def __init__(self, direct_url: dict) -> None:
         self.text = json.dumps(direct_url)
@@ -160,6 +175,10 @@ def test_rendered_tox_env_passes_from_a_fresh_env(tmp_path):
     name = "t" + uuid.uuid4().hex[:8]
     folder = render_plugin(name, tmp_path / "src")
     work = tmp_path / "tox"
+    # setuptools builds in the checkout and does not clear build/lib: a module deleted
+    # since the last build would still be shipped (and could hide a missing one)
+    for stale in [CHECKOUT / "build" / "lib", *(CHECKOUT / "build").glob("bdist.*")]:
+        shutil.rmtree(stale, ignore_errors=True)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PLUGAX_", "TOX_", "PYTHON", "PIP_NO_INDEX")) and
            k != "VIRTUAL_ENV"}
