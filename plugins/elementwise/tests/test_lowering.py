@@ -304,6 +304,6 @@ def test_check_lowering_without_a_rule_says_so():
 
 def test_check_primitive_adds_the_lowering_check_on_request():
     x = draw("float32", 0.1, 2)
-    assert check_primitive(T.log_p, x) == ["abstract_eval", "jvp", "vmap"]
+    assert "lowering" not in check_primitive(T.log_p, x)
     assert check_primitive(T.log_p, x, lowering=True)[-1] == "lowering"
     assert check_primitive(A.integer_pow_p, x, rules=["lowering"], y=3) == ["lowering"]

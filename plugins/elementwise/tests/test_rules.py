@@ -57,7 +57,9 @@ def test_binary_float(prim, shapes):
 @pytest.mark.parametrize("prim", BINARY_INT, ids=str)
 def test_binary_int(prim):
     # no float operand: the jvp check does not apply, abstract_eval and vmap do
-    assert _check(prim, I, J) == ["abstract_eval", "vmap"]
+    ran = _check(prim, I, J)
+    assert [r for r in ran if r != "jit"] == ["abstract_eval", "vmap"]
+    assert "jit" in ran or "jit" in ran.skipped
 
 
 def test_bool_logic():
