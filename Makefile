@@ -18,12 +18,13 @@ plugins: $(VENV)/.stamp-base
 # tests (plugins/*/tests), tests/integration and tests/composition (the matrix of
 # composed transformations) run with every plugin. Both summaries print; make
 # fails if either run fails ("no tests collected" passes).
-# plugax-special is a separately installed distribution (the test stamp installs
-# it): pyproject's norecursedirs keeps a bare `pytest plugins` from collecting
-# its tests where it is not installed, so the plugin run names its tests here.
+# plugax-special and plugax-jet are separately installed distributions (the test
+# stamp installs them): pyproject's norecursedirs keeps a bare `pytest plugins` from
+# collecting their tests where they are not installed, so the plugin run names them.
 INTEGRATION := $(wildcard tests/integration)
 COMPOSITION := $(wildcard tests/composition)
 SPECIAL     := plugins/plugax-special
+JET         := plugins/plugax-jet
 # every plugax.numpy/plugax.lax function against NumPy and recorded JAX results
 DIFFERENTIAL := $(wildcard tests/differential)
 
@@ -35,7 +36,7 @@ test: $(VENV)/.stamp-test
 		$(if $(COMPOSITION),--ignore=$(COMPOSITION)) \
 		|| [ $$? -eq 5 ] || status=1; \
 	echo "== plugin and integration tests, all plugins loaded"; \
-	$(PYTEST) plugins $(SPECIAL)/tests $(INTEGRATION) $(COMPOSITION) $(DIFFERENTIAL) || [ $$? -eq 5 ] || status=1; \
+	$(PYTEST) plugins $(SPECIAL)/tests $(JET)/tests $(INTEGRATION) $(COMPOSITION) $(DIFFERENTIAL) || [ $$? -eq 5 ] || status=1; \
 	if [ $$status -eq 0 ]; then echo "make test: both runs passed"; \
 	else echo "make test: FAILED (see the summaries above)"; fi; \
 	exit $$status
@@ -53,7 +54,7 @@ tox: .tox/.stamp
 	PLUGAX_TOX_TESTS=1 $(PYTEST) -q -p no:cacheprovider tests/integration/test_new_plugin.py \
 		-k tox_env
 
-.tox/.stamp: pyproject.toml $(SPECIAL)/pyproject.toml tox.ini | $(VENV)/.stamp-test
+.tox/.stamp: pyproject.toml $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml tox.ini | $(VENV)/.stamp-test
 	$(VENV)/bin/tox run-parallel -m plugins --recreate --notest
 	@touch $@
 
@@ -64,8 +65,8 @@ $(VENV)/.stamp-base: pyproject.toml | $(PY)
 	$(PIP) -e .
 	@touch $@
 
-$(VENV)/.stamp-test: pyproject.toml $(SPECIAL)/pyproject.toml | $(PY)
-	$(PIP) -e '.[test]' -e ./$(SPECIAL)
+$(VENV)/.stamp-test: pyproject.toml $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml | $(PY)
+	$(PIP) -e '.[test]' -e ./$(SPECIAL) -e ./$(JET)
 	@touch $@ $(VENV)/.stamp-base
 
 $(VENV)/.stamp-bench: pyproject.toml | $(PY)

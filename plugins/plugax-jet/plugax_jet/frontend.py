@@ -64,9 +64,8 @@ def _up_to(tree: Any, s: Any, i: int) -> list:
     """`s` flattened to one entry per leaf of the primal's structure `tree`."""
     if tu.treedef_is_leaf(tree):
         return [s]
-    leaves = tu.tree_flatten(s, is_leaf=lambda x: x is zero_series or _is_term_list(x))[0]
-    if len(leaves) != tree.num_leaves or not all(x is zero_series or _is_term_list(x)
-                                                 for x in leaves):
+    leaves, s_tree = tu.tree_flatten(s, is_leaf=lambda x: x is zero_series or _is_term_list(x))
+    if s_tree != tree or not all(x is zero_series or _is_term_list(x) for x in leaves):
         raise ValueError(f"jet: series[{i}] must have the structure of primals[{i}] ({tree}) "
                          f"with a list of terms at each leaf; got {s!r}")
     return leaves
