@@ -19,7 +19,7 @@ from plugax.core import rules as R
 from plugax.extend import (Array, Primitive, PluginInfo, RuleSet, ShapedArray, get_aval,
                            hookimpl)
 from plugax.jaxpr.ir import Literal
-from plugax.testing import (check_jvp, check_vmap, declared_cases, has_lowering,
+from plugax.testing import (check_jvp, check_vmap, declared_cases, has_lowering, rand,
                             scoped_plugin, x64)
 
 F32 = np.float32
@@ -216,13 +216,9 @@ EINSUM_BROADCASTS = [
 ]
 
 
-def _rand(shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape).astype(F32)
-
-
 @pytest.mark.parametrize("spec,xs,ys", EINSUM_BROADCASTS)
 def test_eager_agrees_with_traced_einsum_broadcasts_size1_letters(spec, xs, ys):
-    x, y = _rand(xs, 1), _rand(ys, 2)
+    x, y = rand(xs, 1), rand(ys, 2)
     want = np.einsum(spec, x, y)
     f = lambda a, b: pnp.einsum(spec, a, b)  # noqa: E731
     for got in (f(x, y), px.jit(f)(x, y)):
@@ -241,16 +237,16 @@ def test_eager_agrees_with_traced_einsum_size_mismatch_is_one_clear_error():
 
 @pytest.mark.parametrize("spec,xs,ys", [c for c in EINSUM_BROADCASTS if c[0] != "i,i->i"])
 def test_eager_agrees_with_traced_einsum_broadcast_jvp_vmap_transpose(spec, xs, ys):
-    x, y = _rand(xs, 3), _rand(ys, 4)
+    x, y = rand(xs, 3), rand(ys, 4)
     f = lambda a, b: pnp.einsum(spec, a, b)  # noqa: E731
     check_jvp(f, x, y)
     check_vmap(f, x, y, axis_size=2, max_placements=16)
     # transpose (through vjp): <T^T(ct), x'> == <ct, T(x')> in each operand
     out, pullback = px.vjp(f, x, y)
-    ct = _rand(out.shape, 5)
+    ct = rand(out.shape, 5)
     ctx, cty = pullback(ct)
     assert ctx.shape == xs and cty.shape == ys
-    x2, y2 = _rand(xs, 6), _rand(ys, 7)
+    x2, y2 = rand(xs, 6), rand(ys, 7)
     np.testing.assert_allclose(np.sum(np.asarray(ctx) * x2), np.sum(ct * np.einsum(spec, x2, y)),
                                rtol=1e-4)
     np.testing.assert_allclose(np.sum(np.asarray(cty) * y2), np.sum(ct * np.einsum(spec, x, y2)),
@@ -267,7 +263,7 @@ def test_eager_agrees_with_traced_einsum_matches_numpy_broadcasting(spec, data):
     size = st.sampled_from([1, 2, 3])
     sx = {c: data.draw(size) for c in dict.fromkeys(tx)}
     sy = {c: data.draw(size) for c in dict.fromkeys(ty)}
-    x, y = _rand(tuple(sx[c] for c in tx), 1), _rand(tuple(sy[c] for c in ty), 2)
+    x, y = rand(tuple(sx[c] for c in tx), 1), rand(tuple(sy[c] for c in ty), 2)
     _check_einsum_like_numpy(spec, x, y)
 
 
@@ -275,7 +271,7 @@ def test_eager_agrees_with_traced_einsum_matches_numpy_broadcasting(spec, data):
 @given(st.lists(st.sampled_from([1, 2, 3]), max_size=3),
        st.lists(st.sampled_from([1, 2, 3]), max_size=3))
 def test_eager_agrees_with_traced_einsum_ellipsis_matches_numpy(xs, ys):
-    x, y = _rand((*xs, 2), 1), _rand((*ys, 2), 2)
+    x, y = rand((*xs, 2), 1), rand((*ys, 2), 2)
     _check_einsum_like_numpy("...c,...c->...", x, y)
 
 
@@ -296,7 +292,7 @@ def _check_einsum_like_numpy(spec: str, x: np.ndarray, y: np.ndarray) -> None:
                                    ((2, 1, 4, 2), (3, 2, 5)), ((4, 2), (3, 1, 2, 5)),
                                    ((2,), (3, 2, 5)), ((3, 4, 2), (2,))])
 def test_eager_agrees_with_traced_matmul_broadcasts_size1_batch_dims(xs, ys):
-    x, y = _rand(xs, 1), _rand(ys, 2)
+    x, y = rand(xs, 1), rand(ys, 2)
     want = np.matmul(x, y)
     f = lambda a, b: pnp.matmul(a, b)  # noqa: E731
     for got in (f(x, y), px.jit(f)(x, y), pnp.asarray(x) @ y):
@@ -325,7 +321,7 @@ def test_eager_agrees_with_traced_declared_case(case):
 def _programs() -> dict[str, tuple]:
     """Small programs whose jaxprs use most primitives of the built-in families; each
     equation becomes a generated eager-versus-traced check."""
-    x, y = _rand((2, 3), 1), _rand((2, 3), 2)
+    x, y = rand((2, 3), 1), rand((2, 3), 2)
     i, j = np.array([[3, -2, 5], [1, 4, -7]], np.int32), np.array([[2, 3, 1], [5, 2, 3]],
                                                                    np.int32)
     b = np.array([[True, False, True], [False, False, True]])

@@ -1,7 +1,7 @@
 """Issue 12, classes 1-3: Jacobians are traced code, take pytrees, and has_aux composes.
 
 References are independent of the code under test: central finite differences of
-plain evaluation in float64 (`fd_jacobian`), closed forms, and jacfwd vs jacrev.
+plain evaluation in float64 (`numeric_jacobian`), closed forms, and jacfwd vs jacrev.
 """
 import numpy as np
 import pytest
@@ -10,26 +10,13 @@ import plugax as px
 import plugax.numpy as pnp
 from plugax import lax
 from plugax.core.trace import current_trace, eval_trace
+from plugax.testing import numeric_jacobian
 
 pytestmark = pytest.mark.usefixtures("plugax_x64")
 
 
 def f(x):
     return pnp.sin(x) * pnp.sum(x ** 2)
-
-
-def fd_jacobian(fun, x, eps=1e-6):
-    """d fun / d x by central differences; result shape fun(x).shape + x.shape."""
-    x = np.asarray(x, np.float64)
-    cols = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        e = e.reshape(x.shape)
-        hi, lo = np.asarray(fun(x + e)), np.asarray(fun(x - e))
-        cols.append((hi - lo) / (2 * eps))
-    out_shape = np.shape(cols[0])
-    return np.stack(cols, axis=-1).reshape(out_shape + x.shape)
 
 
 X = np.array([0.3, -0.5, 0.7])
@@ -42,24 +29,24 @@ def close(a, b, tol=1e-6):
 # --- class 1: Jacobians under tracing ------------------------------------------------
 JACOBIAN_UNDER_TRACING = {
     "jit(hessian)": (lambda x: px.jit(px.hessian(f))(x),
-                     lambda x: fd_jacobian(lambda y: px.jacrev(f)(y), x)),
-    "jit(jacfwd)": (lambda x: px.jit(px.jacfwd(f))(x), lambda x: fd_jacobian(f, x)),
-    "jit(jacrev)": (lambda x: px.jit(px.jacrev(f))(x), lambda x: fd_jacobian(f, x)),
+                     lambda x: numeric_jacobian(lambda y: px.jacrev(f)(y), x)),
+    "jit(jacfwd)": (lambda x: px.jit(px.jacfwd(f))(x), lambda x: numeric_jacobian(f, x)),
+    "jit(jacrev)": (lambda x: px.jit(px.jacrev(f))(x), lambda x: numeric_jacobian(f, x)),
     "grad(sum(jacrev))": (lambda x: px.grad(lambda y: pnp.sum(px.jacrev(f)(y)))(x),
-                          lambda x: fd_jacobian(lambda y: np.sum(px.jacrev(f)(y)), x)),
+                          lambda x: numeric_jacobian(lambda y: np.sum(px.jacrev(f)(y)), x)),
     "grad(sum(jacfwd))": (lambda x: px.grad(lambda y: pnp.sum(px.jacfwd(f)(y)))(x),
-                          lambda x: fd_jacobian(lambda y: np.sum(px.jacfwd(f)(y)), x)),
+                          lambda x: numeric_jacobian(lambda y: np.sum(px.jacfwd(f)(y)), x)),
     "jacrev(jacfwd)": (lambda x: px.jacrev(px.jacfwd(f))(x),
-                       lambda x: fd_jacobian(px.jacfwd(f), x)),
+                       lambda x: numeric_jacobian(px.jacfwd(f), x)),
     "jacfwd(jacfwd)": (lambda x: px.jacfwd(px.jacfwd(f))(x),
-                       lambda x: fd_jacobian(px.jacfwd(f), x)),
+                       lambda x: numeric_jacobian(px.jacfwd(f), x)),
     "linearize(jacfwd)": (lambda x: px.linearize(px.jacfwd(f), x)[1](np.ones(3)),
-                          lambda x: fd_jacobian(px.jacfwd(f), x) @ np.ones(3)),
+                          lambda x: numeric_jacobian(px.jacfwd(f), x) @ np.ones(3)),
     "vjp(jacfwd)": (lambda x: px.vjp(px.jacfwd(f), x)[1](np.ones((3, 3)))[0],
                     lambda x: np.einsum("ij,ijk->k", np.ones((3, 3)),
-                                        fd_jacobian(px.jacfwd(f), x))),
+                                        numeric_jacobian(px.jacfwd(f), x))),
     "make_jaxpr(jacrev)": (lambda x: px.eval_jaxpr(*_jaxpr_and_consts(px.jacrev(f), x), x)[0],
-                           lambda x: fd_jacobian(f, x)),
+                           lambda x: numeric_jacobian(f, x)),
 }
 
 
@@ -79,7 +66,7 @@ def test_jacobians_under_tracing_vmap_of_jacfwd_and_jacrev():
     xs = np.stack([X, 2 * X, -X])
     for jac in (px.jacfwd, px.jacrev):
         batched = px.vmap(jac(f))(xs)
-        close(batched, np.stack([fd_jacobian(f, x) for x in xs]), 1e-5)
+        close(batched, np.stack([numeric_jacobian(f, x) for x in xs]), 1e-5)
 
 
 def test_jacobians_under_tracing_jacfwd_jacfwd_through_while_loop():
@@ -89,7 +76,7 @@ def test_jacobians_under_tracing_jacfwd_jacfwd_through_while_loop():
             return i + 1, pnp.sin(y) * x
         return lax.while_loop(lambda c: c[0] < 3, body, (0, x))[1]
 
-    close(px.jacfwd(px.jacfwd(g))(X), fd_jacobian(px.jacfwd(g), X), 1e-5)
+    close(px.jacfwd(px.jacfwd(g))(X), numeric_jacobian(px.jacfwd(g), X), 1e-5)
 
 
 def test_jacobians_under_tracing_inside_scan_body():
@@ -100,7 +87,7 @@ def test_jacobians_under_tracing_inside_scan_body():
 
     xs = np.array([[0.1, 0.2], [0.3, 0.4]])
     close(px.jit(g)(xs), g(xs))
-    close(px.grad(g)(xs), fd_jacobian(g, xs), 1e-5)
+    close(px.grad(g)(xs), numeric_jacobian(g, xs), 1e-5)
 
 
 # --- class 2: pytrees and argnums ----------------------------------------------------

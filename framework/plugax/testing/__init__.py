@@ -18,11 +18,17 @@ Beyond those: `check_second_order` (the jvp rule is itself differentiable),
 `Case` / `plugin_cases` (examples a plugin declares through its
 `plugax_test_cases` hook, run by any suite), and `register_check` (how a new
 transformation adds its own agreement check to every family's tests).
+
+Shared test helpers live here once, not copied per family: `rand`,
+`exact_values`, `numeric_grad` / `numeric_jacobian` (central differences),
+`x64`, and the dtype lists `FLOATS`, `SIGNED`, `UNSIGNED`, `INTS`, `NUMERIC`,
+`ALL_DTYPES`.
 """
 from .abstract_eval import check_abstract_eval
 from .cases import Case, check_case, check_primitive, declared_cases, plugin_cases
 from .checks import CheckResult
-from .dtype_matrix import DTYPES, check_dtype_matrix
+from .dtype_matrix import (ALL_DTYPES, DTYPES, FLOATS, INTS, NUMERIC, SIGNED, UNSIGNED,
+                           check_dtype_matrix)
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
                        TransposeMismatch)
 from .jvp import check_jvp
@@ -35,7 +41,8 @@ from .traced import (TRACED_RULES, SkipCheck, TracedUseMismatch, check_grad, che
                      check_jit_grad, check_jit_second_order, check_vmap_grad, check_vmap_jvp,
                      jit_or_skip)
 from .transpose import check_transpose
-from .values import exact_values, random_args_like, x64
+from .values import (exact_values, numeric_grad, numeric_jacobian, rand, random_args_like,
+                     x64)
 from .vmap import CheckedBatchTrace, check_vmap, batch_placements
 
 __all__ = [
@@ -48,5 +55,7 @@ __all__ = [
 __all__ += ["CheckResult", "TRACED_RULES", "SkipCheck", "TracedUseMismatch", "check_grad",
             "check_jit", "check_jit_grad", "check_jit_second_order", "check_vmap_grad",
             "check_vmap_jvp", "jit_or_skip", "CheckedBatchTrace"]
+__all__ += ["rand", "numeric_grad", "numeric_jacobian", "ALL_DTYPES", "FLOATS", "SIGNED",
+            "UNSIGNED", "INTS", "NUMERIC"]
 __all__ += ["check_lowering", "check_lowerings", "LoweringMismatch", "has_lowering", "matmul_rtol",
             "exact_values"]

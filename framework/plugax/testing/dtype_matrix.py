@@ -24,10 +24,19 @@ from .abstract_eval import check_abstract_eval
 from .failures import AbstractEvalMismatch, fail
 from .values import Target, to_array, x64
 
-__all__ = ["check_dtype_matrix", "DTYPES"]
+__all__ = ["check_dtype_matrix", "DTYPES", "FLOATS", "SIGNED", "UNSIGNED", "INTS", "NUMERIC",
+           "ALL_DTYPES"]
 
+# the default of check_dtype_matrix: one of each kind a user brings
 DTYPES = ("bool", "int8", "int32", "uint8", "uint32", "int64", "float16", "bfloat16", "float32",
           "float64")
+# every dtype plugax computes in, by class (the lowering tests of every family sweep them)
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+SIGNED = ("int8", "int16", "int32", "int64")
+UNSIGNED = ("uint8", "uint32")
+INTS = SIGNED + UNSIGNED
+NUMERIC = INTS + FLOATS
+ALL_DTYPES = ("bool",) + NUMERIC
 
 
 def check_dtype_matrix(prim: Primitive | Callable, *args: Any,

@@ -21,7 +21,8 @@ from ..core.array import Array, as_array
 from ..core.trace import Primitive
 
 __all__ = ["x64", "random_args_like", "variant_like", "exact_values", "Target", "as_list",
-           "to_array", "to_float64", "is_differentiable"]
+           "to_array", "to_float64", "is_differentiable", "rand", "numeric_jacobian",
+           "numeric_grad"]
 
 _SCALARS = (bool, int, float, complex)
 
@@ -56,6 +57,37 @@ def exact_values(dtype: Any, shape: Sequence[int], seed: int = 0, *,
         return rng.integers(low, ints[1], size=shape).astype(name)
     values = rng.integers(quarters[0], quarters[1], size=shape) / 4
     return values.astype(dtypes.bfloat16 if name == "bfloat16" else name)
+
+
+def rand(shape: Sequence[int], seed: int = 0, dtype: Any = np.float32) -> np.ndarray:
+    """Standard-normal NumPy values of `shape` and `dtype`, reproducibly (one helper for
+    every family's tests, instead of a copy per file)."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def numeric_jacobian(fun: Callable, x: Any, eps: float = 1e-6) -> np.ndarray:
+    """d fun / d x by central differences in float64; shape fun(x).shape + x.shape.
+
+    The reference tests of whole programs (grad through control flow, jacfwd
+    of compositions) compare with; run the function in float64 (`x64()`) so
+    the differences are accurate to about eps**2 + 1e-16 / eps.
+    """
+    x = np.asarray(x, np.float64)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        hi, lo = np.asarray(fun(x + e), np.float64), np.asarray(fun(x - e), np.float64)
+        cols.append((hi - lo) / (2 * eps))
+    out_shape = np.shape(cols[0]) if cols else np.shape(fun(x))
+    return np.stack(cols, axis=-1).reshape(out_shape + x.shape) if cols \
+        else np.zeros(out_shape + x.shape)
+
+
+def numeric_grad(fun: Callable, x: Any, eps: float = 1e-6) -> np.ndarray:
+    """The gradient of scalar `fun` at `x` by central differences (float64, x's shape)."""
+    return numeric_jacobian(lambda v: float(np.asarray(fun(v))), x, eps)
 
 
 def is_differentiable(x: Any) -> bool:

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 import plugax as px
 import plugax.lax as lax
 import plugax.numpy as pnp
-from plugax.testing import check_jvp, check_vmap, x64
+from plugax.testing import check_jvp, check_vmap, numeric_grad, x64
 
 f32 = np.float32
 
@@ -106,10 +106,6 @@ def test_switch_jvp_matches_finite_differences(i):
     check_jvp(lambda i, x, w: lax.switch(i, [lambda a: a * w, lambda a: pnp.sin(a) + w,
                                              lambda a: a * a], x),
               np.int32(i), np.linspace(-1, 1, 4, dtype=f32), f32(0.7))
-
-
-def numeric_grad(f, x, eps=1e-6):
-    return (f(x + eps) - f(x - eps)) / (2 * eps)
 
 
 @pytest.mark.parametrize("x", [0.8, -1.3])

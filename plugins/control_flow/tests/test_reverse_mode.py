@@ -5,20 +5,9 @@ import pytest
 import plugax as px
 import plugax.lax as lax
 import plugax.numpy as pnp
-from plugax.testing import x64
+from plugax.testing import numeric_grad, x64
 
 f32 = np.float32
-
-
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of scalar `f` at float64 array `x`."""
-    x = np.asarray(x, np.float64)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (float(f(x + e)) - float(f(x - e))) / (2 * eps)
-    return g
 
 
 def assert_grad_matches_fd(f, *args, argnums=0, rtol=1e-6, atol=1e-8):

@@ -14,11 +14,11 @@ import pytest
 
 import plugax as px
 import plugax.numpy as pnp
-from plugax.testing import check_lowerings, exact_values, has_lowering, matmul_rtol, x64
+from plugax.testing import (ALL_DTYPES, check_lowerings, exact_values, has_lowering, matmul_rtol,
+                            x64)
 from plugax_dot.dot_general import DotDimensionNumbers, dot_general_p
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "float16",
-          "bfloat16", "float32", "float64")
+DTYPES = ALL_DTYPES
 
 jit = getattr(px, "jit", None)
 needs_jit = pytest.mark.skipif(jit is None, reason="the xla_call plugin (px.jit) is not loaded")

@@ -16,17 +16,13 @@ from hypothesis.extra import numpy as hnp
 import plugax as px
 import plugax.numpy as pnp
 from plugax.extend import PluginInfo, Primitive, defvectorized, hookimpl
-from plugax.testing import (LoweringMismatch, check_lowering, check_lowerings, check_primitive,
-                            has_lowering, scoped_plugin, x64)
+from plugax.testing import (ALL_DTYPES, FLOATS, INTS, NUMERIC, SIGNED, LoweringMismatch,
+                            check_lowering, check_lowerings, check_primitive, has_lowering,
+                            scoped_plugin, x64)
 from plugax_elementwise import arithmetic as A, logic as L, selection as S, transcendental as T
 from plugax_elementwise.plugin import plugax_primitive_rules
 
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-SIGNED = ("int8", "int16", "int32", "int64")
-UNSIGNED = ("uint8", "uint32")
-INTS = SIGNED + UNSIGNED
-NUMERIC = INTS + FLOATS
-ALL = ("bool",) + NUMERIC
+ALL = ALL_DTYPES
 SHAPE = (3, 4)
 
 

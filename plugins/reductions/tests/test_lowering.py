@@ -15,14 +15,12 @@ from hypothesis import given, settings, strategies as st
 
 import plugax as px
 import plugax.numpy as pnp
-from plugax.testing import check_lowerings, has_lowering, x64
+from plugax.testing import INTS, NUMERIC, check_lowerings, has_lowering, x64
 from plugax_reductions.cumulative import cummax_p, cummin_p, cumprod_p, cumsum_p
 from plugax_reductions.reduce import (argmax_p, argmin_p, reduce_and_p, reduce_max_p,
                                       reduce_min_p, reduce_or_p, reduce_prod_p, reduce_sum_p)
 
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-INTS = ("int8", "int16", "int32", "int64", "uint8", "uint32")
-NUMBER = INTS + FLOATS
+NUMBER = NUMERIC
 REAL = ("bool",) + NUMBER
 LOGICAL = ("bool",) + INTS
 SHAPE = (3, 4, 5)

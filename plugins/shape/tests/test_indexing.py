@@ -6,15 +6,12 @@ from hypothesis import given, settings, strategies as st
 import plugax
 import plugax.lax as lax
 import plugax.numpy as jnp
-from plugax.testing import DEFAULT_RULES, check_abstract_eval, check_primitive, check_transpose
+from plugax.testing import (DEFAULT_RULES, check_abstract_eval, check_primitive, check_transpose,
+                            rand)
 from plugax_shape.indexing import gather_p, iota_p, scatter_add_p, GatherDimensionNumbers
 
 ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=20, deadline=None)
-
-
-def rand(shape, seed=0, dtype=np.float32):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 @st.composite

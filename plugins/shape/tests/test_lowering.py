@@ -17,15 +17,15 @@ from hypothesis import given, settings, strategies as st
 import plugax as px
 import plugax.lax as lax
 import plugax.numpy as pnp
-from plugax.testing import check_lowering, check_lowerings, exact_values, has_lowering, x64
+from plugax.testing import (ALL_DTYPES, check_lowering, check_lowerings, exact_values,
+                            has_lowering, x64)
 from plugax_shape.indexing import GatherDimensionNumbers, gather_p, iota_p, scatter_add_p
 from plugax_shape.slicing import (concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
                                   pad_p, slice_p)
 from plugax.extend import broadcast_in_dim_p, reshape_p, transpose_p   # the kernel's
 from plugax_shape.structural import rev_p, squeeze_p
 
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint32", "float16",
-          "bfloat16", "float32", "float64")
+DTYPES = ALL_DTYPES
 NUMBERS = DTYPES[1:]
 ALL_PRIMS = (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, rev_p, slice_p, pad_p,
              concatenate_p, dynamic_slice_p, dynamic_update_slice_p, iota_p, gather_p,

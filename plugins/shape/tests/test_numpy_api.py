@@ -5,11 +5,7 @@ import pytest
 import plugax
 import plugax.lax as lax
 import plugax.numpy as jnp
-from plugax.testing import check_primitive, x64
-
-
-def rand(shape, seed=0, dtype=np.float32):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+from plugax.testing import check_primitive, rand, x64
 
 
 def test_ones_traces_like_jax():

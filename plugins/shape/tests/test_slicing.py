@@ -5,17 +5,13 @@ from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.lax as lax
-from plugax.testing import DEFAULT_RULES, check_primitive, check_transpose, check_vmap
+from plugax.testing import DEFAULT_RULES, check_primitive, check_transpose, check_vmap, rand
 from plugax_shape.slicing import (concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
                                   pad_p, slice_p)
 
 ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=20, deadline=None)
 shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple)
-
-
-def rand(shape, seed=0, dtype=np.float32):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 def needs_elementwise(*names):

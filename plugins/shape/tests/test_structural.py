@@ -5,17 +5,13 @@ from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.lax as lax
-from plugax.testing import DEFAULT_RULES, check_primitive
+from plugax.testing import DEFAULT_RULES, check_primitive, rand
 from plugax.extend import broadcast_in_dim_p, reshape_p, transpose_p   # the kernel's
 from plugax_shape.structural import rev_p, squeeze_p
 
 ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=25, deadline=None)
 shapes = st.lists(st.integers(0, 3), max_size=3).map(tuple)
-
-
-def rand(shape, seed=0, dtype=np.float32):
-    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
 @st.composite
