@@ -13,6 +13,13 @@ Typical use in a family's tests::
     check_primitive(sin_p, np.linspace(-2, 2, 6, dtype=np.float32))
     check_transpose(reduce_sum_p, x, linear_argnums=0, axes=(0,))
 
+`check_primitive` also checks traced use (traced.py): grad against the jvp,
+vmap of jvp and of grad against loops, and jit, jit(grad) and a jitted
+second derivative against eager (skipped, with the reason in the result's
+`.skipped`, where the xla_call plugin is not loaded). Every batching rule's
+result is checked against abstract_eval, and the checks of third-party
+transformations (`Transformation.check`) run for the primitives they cover.
+
 Beyond those: `check_second_order` (the jvp rule is itself differentiable),
 `check_dtype_matrix` (every dtype is accepted correctly or rejected clearly),
 `Case` / `plugin_cases` (examples a plugin declares through its

@@ -5,13 +5,17 @@ read `elementwise:sin[2x3]`, so a failure names the declared case.
 """
 import pytest
 
-from plugax.testing import declared_cases
+import plugax
+from plugax.testing import TRACED_RULES, declared_cases
 
 
 @pytest.mark.plugax_cases("elementwise")
 def test_declared_case(plugax_case):
     ran = plugax_case.check()
     assert ran[:2] == ["abstract_eval", "jvp"] or ran[:2] == ["abstract_eval", "vmap"]
+    if "jvp" in ran:   # traced use: jit ones run when the xla_call plugin is loaded
+        assert set(TRACED_RULES) <= set(ran) | set(ran.skipped)
+        assert ("jit_grad" in ran) == hasattr(plugax, "jit")
 
 
 def test_the_family_declares_smooth_and_dtype_cases():
