@@ -301,5 +301,5 @@ def test_check_lowering_without_a_rule_says_so():
 def test_check_primitive_adds_the_lowering_check_on_request():
     x = draw("float32", 0.1, 2)
     assert "lowering" not in check_primitive(T.log_p, x)
-    assert check_primitive(T.log_p, x, lowering=True)[-1] == "lowering"
+    assert "lowering" in check_primitive(T.log_p, x, lowering=True)
     assert check_primitive(A.integer_pow_p, x, rules=["lowering"], y=3) == ["lowering"]
