@@ -11,7 +11,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import Primitive, ShapedArray, bind, broadcast_in_dim, get_aval, reshape
+# broadcast_in_dim, reshape and transpose are re-exported: numpy_api and slicing use them
+# from here, as when this module defined them
+from plugax.extend import (Primitive, ShapedArray, bind, broadcast_in_dim, get_aval,  # noqa: F401
+                           reshape, transpose)
 
 from ._common import canonical_axes, defshape, shape_error, unary_transpose
 
