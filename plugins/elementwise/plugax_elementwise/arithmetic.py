@@ -177,7 +177,8 @@ INTEGER_POW = defvectorized(integer_pow_p, _integer_pow_impl,
 RULES = [ADD, SUB, MUL, DIV, REM, NEG, SIGN, ABS, MAX, MIN, SQUARE, INTEGER_POW]
 
 # The NumPy function each impl rule above calls for floating-point operands of one
-# dtype and shape: plugax.numpy's eager fast path calls it without a bind.
+# dtype and shape: plugax.numpy's eager fast path runs it in place of the rule (no
+# bind) while the impl table still holds that rule; an overridden rule is bound.
 FLOAT_IMPLS = {add_p: np.add, sub_p: np.subtract, mul_p: np.multiply, div_p: np.divide,
                max_p: np.maximum, min_p: np.minimum, neg_p: np.negative,
                square_p: np.square}

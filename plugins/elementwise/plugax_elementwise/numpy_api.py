@@ -4,11 +4,19 @@ Speed: `sin(x) + y` on small arrays is mostly Python overhead, so each function
 first tries a fast path: when the operands are Arrays (or tracers) of one
 (dtype, weak_type, shape) that the primitive accepts as is, it binds the
 primitive straight away; and when, moreover, no transformation is running
-(`is_eager()`) and the dtype is a float that is canonical with or without x64,
-it calls the NumPy function the impl rule would call (`FLOAT_IMPLS`) and wraps
-the result itself, skipping the bind. Everything else (scalars, mixed dtypes, broadcasting,
-bool special cases) takes the general path through `promote.promote_args`.
-The operators in methods.py are built by the same factories.
+(`is_eager()`), the dtype is a float that is canonical with or without x64,
+and the primitive's impl rule in the table is still this family's own, it runs
+that rule inlined (the NumPy function it applies to such floats, `FLOAT_IMPLS`)
+and wraps the result itself, skipping the bind. Everything else (scalars, mixed
+dtypes, broadcasting, bool special cases) takes the general path through
+`promote.promote_args`. The operators in methods.py are built by the same
+factories.
+
+One eager path: the fast path never decides *what* runs, the impl table does.
+When a plugin has replaced the impl rule (a RuleSet with overrides=True) the
+table holds another rule and the function binds, which runs it; inside a
+`plugax.extend.override` block `is_eager()` is False and the function binds,
+which runs the thread's rule.
 """
 from __future__ import annotations
 
@@ -19,7 +27,8 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax import dtypes
-from plugax.extend import Array, Primitive, Tracer, array_value, get_aval, is_eager
+from plugax.extend import (Array, Primitive, Tracer, array_value, eval_trace, get_aval,
+                           rule_kinds, trace_state)
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import FLOATS, const, zeros_like
@@ -37,7 +46,12 @@ _SCALARS = (bool, int, float, complex)
 _PY_NUMBERS = (int, float)
 # floats whose NumPy results need no canonicalisation, whatever enable_x64 says
 EAGER_FLOATS = FLOATS - {dtypes.float64}
-_EAGER_IMPLS = {**A.FLOAT_IMPLS, **T.FLOAT_IMPLS}
+# primitive -> (this family's impl rule, the NumPy function that rule applies to
+# floats of one dtype): the fast path inlines the rule while the table holds it
+_OWN_IMPLS = {rs.primitive: rs.impl for rs in (*A.RULES, *T.RULES)}
+_INLINED = {p: (_OWN_IMPLS[p], fn) for p, fn in {**A.FLOAT_IMPLS, **T.FLOAT_IMPLS}.items()}
+# the impl table's lookup; the registry refills the table in place
+_current_impl = rule_kinds["impl"].table.get
 
 
 def is_operand(x: Any) -> bool:
@@ -68,8 +82,9 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
     of one type whose dtype is in `ok`, or one is a Python scalar that adopts the other's
     dtype; else `general(x1, x2)`. `defer=True` makes the operator variant:
     NotImplemented for operands it does not know."""
-    impl = _EAGER_IMPLS.get(prim)
+    own, impl = _INLINED.get(prim, (None, None))
     eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
+    state, current_impl = trace_state, _current_impl
 
     def fn(x1: Any, x2: Any, /) -> Any:
         t1, t2 = type(x1), type(x2)
@@ -78,7 +93,9 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
             d = x1.dtype
             if (d is x2.dtype or d == x2.dtype) and d in ok and x1.weak_type == x2.weak_type:
                 same_shape = x1.shape == x2.shape
-                if t1 is Array and t2 is Array and d in eager_ok and is_eager() and (
+                # `state.trace is eval_trace` is is_eager(), inlined
+                if t1 is Array and t2 is Array and d in eager_ok and state.trace is eval_trace \
+                        and current_impl(prim) is own and (
                         same_shape or broadcast_pair(x1.shape, x2.shape) is not None):
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
                     return Array(impl(array_value(x1), array_value(x2)), x1.weak_type)
@@ -114,13 +131,14 @@ def _broadcast_to(x: Any, shape: tuple) -> Any:
 def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:
     """NumPy unary function `name`: `prim.bind(x)` when x is an Array or tracer with a
     dtype in `ok`, else `general(x)`."""
-    impl = _EAGER_IMPLS.get(prim)
+    own, impl = _INLINED.get(prim, (None, None))
     eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
+    state, current_impl = trace_state, _current_impl
 
     def fn(x: Any, /) -> Any:
         if type(x) is Array:
             d = x.dtype
-            if d in eager_ok and is_eager():
+            if d in eager_ok and state.trace is eval_trace and current_impl(prim) is own:
                 return Array(impl(array_value(x)), x.weak_type)
             if d in ok:
                 return prim.bind(x)

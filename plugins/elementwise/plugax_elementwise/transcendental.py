@@ -95,7 +95,8 @@ def _unary_rules(prim: Primitive, impl: Callable, derivative: Callable) -> RuleS
 
 
 UNARY = [_unary_rules(_PRIMS[name], impl, d) for name, impl, d in _UNARY]
-# the impl of each unary primitive, for plugax.numpy's eager fast path
+# The NumPy function each unary impl rule above applies: plugax.numpy's eager fast
+# path runs it in place of the rule while the impl table still holds that rule.
 FLOAT_IMPLS = {_PRIMS[name]: impl for name, impl, _ in _UNARY}
 
 
