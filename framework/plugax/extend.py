@@ -33,6 +33,7 @@ from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
 from .loader.ruleset import RuleSet, PluginInfo, Transformation
+from .loader.override import override, OverrideError, active_overrides
 from .loader.registry import plugin_api_version, registry as _registry
 from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
@@ -56,6 +57,7 @@ __all__ = [
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
+    "override", "OverrideError", "active_overrides",
     "all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
     "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape", "same_dtypes",
     # for a transformation's own trace (plugax-jet): the base class, running it, and the

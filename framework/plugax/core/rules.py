@@ -7,6 +7,7 @@ in place, when the set of plugins changes); nothing else writes them.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 from ..config import config
@@ -19,6 +20,7 @@ __all__ = [
     "partial_eval_rules", "lowering_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
     "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
     "run_abstract_eval", "abstract_eval_cache", "forget_abstract_evals",
+    "bypass_abstract_eval_cache",
 ]
 
 
@@ -166,6 +168,10 @@ def missing_rule(primitive: Any, kind: str, transformation: str) -> MissingRuleE
 # (primitive, operand signature ids..., params items...) -> output aval
 abstract_eval_cache: dict[tuple, Any] = {}
 _CACHE_LIMIT = 4096
+# primitives whose abstract_eval is overridden in some thread (plugax.extend.override):
+# their results depend on the thread, so they are never cached while it lasts
+_uncached: set = set()
+_cache_lock = threading.Lock()
 
 
 def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: str) -> Any:
@@ -199,9 +205,13 @@ def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: 
         return run_abstract_eval(primitive, avals_in, params, transformation)
     if out is None:
         out = run_abstract_eval(primitive, avals_in, params, transformation)
-        if len(abstract_eval_cache) >= _CACHE_LIMIT:
-            abstract_eval_cache.clear()
-        abstract_eval_cache[key] = out
+        # under the lock: an override starting in another thread meanwhile either
+        # purges this entry or is seen here (see bypass_abstract_eval_cache)
+        with _cache_lock:
+            if primitive not in _uncached:
+                if len(abstract_eval_cache) >= _CACHE_LIMIT:
+                    abstract_eval_cache.clear()
+                abstract_eval_cache[key] = out
     return out
 
 
@@ -233,9 +243,27 @@ def _add_call_site(err: Exception) -> None:
         pass
 
 
+def bypass_abstract_eval_cache(primitive: Any, bypass: bool) -> None:
+    """Stop (or resume) caching `primitive`'s abstract evaluations, dropping its entries.
+
+    Why: while a scoped override of its abstract_eval rule is active in some
+    thread, the result for one signature depends on the thread asking, so no
+    entry may be served; EvalTrace's fast path reads the cache directly, so the
+    entries must be gone, not just ignored. Other primitives keep their entries.
+    """
+    with _cache_lock:
+        if bypass:
+            _uncached.add(primitive)
+        else:
+            _uncached.discard(primitive)
+        for key in [k for k in abstract_eval_cache if k[0] is primitive]:
+            del abstract_eval_cache[key]
+
+
 def forget_abstract_evals() -> None:
     """Empty the abstract_eval cache (the rules changed, or the config did)."""
-    abstract_eval_cache.clear()
+    with _cache_lock:
+        abstract_eval_cache.clear()
 
 
 config.on_change(lambda name, value: forget_abstract_evals())

@@ -93,7 +93,10 @@ def is_eager() -> bool:
     """Whether no transformation is running, so a bind would just run the impl rule.
 
     Lets a plugin's eager fast path call its NumPy function directly (the same
-    one its impl rule calls) without the cost of a bind.
+    one its impl rule calls) without the cost of a bind. False inside a
+    `plugax.extend.override` block too (its thread's bottom interpreter is
+    another EvalTrace): there the thread's rules may differ from the tables',
+    so a fast path that inlines a loaded rule must bind instead.
     """
     return _state.trace is eval_trace
 

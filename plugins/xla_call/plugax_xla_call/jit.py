@@ -5,11 +5,14 @@ what tracing depends on: the pytree structure of the arguments, each leaf's
 shape, dtype and weak type, the static arguments' values, the plugin registry's
 version and the x64 flag (one cache per x64 setting: the cached-call key is the
 arguments' signature ids alone, and a function traced with x64 on may make
-64-bit values from 32-bit arguments). An entry holds the traced jaxpr and, once a
+64-bit values from 32-bit arguments), and the thread's active rule overrides
+(`plugax.extend.override`: a function jitted outside a block and called inside
+is traced and compiled again with the block's rules, and the other way round). An entry holds the traced jaxpr and, once a
 top-level call needs it, the compiled executable. A function's print runs
 only while tracing, so it prints once per new signature.
 
-Calls from the top level (no transformation running) take the fast path:
+Calls from the top level (no transformation running, no override active) take
+the fast path:
 device buffers in, `execute`, device buffers out, no `bind`. Calls under a
 transformation bind the `pjit` primitive so the transformation sees one
 equation whose rules (primitive.py) transform the whole jaxpr.
@@ -27,9 +30,9 @@ import numpy as np
 import plugax
 import plugax.tree_util as tu
 from plugax.config import config as _config
-from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, canonicalize_dtype,
-                           current_trace, eval_trace, flatten_fun, get_aval, registry_version,
-                           signature_of, trace_state, trace_to_jaxpr)
+from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, active_overrides,
+                           canonicalize_dtype, current_trace, eval_trace, flatten_fun, get_aval,
+                           registry_version, signature_of, trace_state, trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
@@ -235,6 +238,9 @@ class JitFunction:
         else:
             key = (in_tree, *[v for x in leaves for v in _leaf_key(x)], statics,
                    _config.enable_x64)
+        overrides = active_overrides()
+        if overrides:   # traced and compiled with other rules: never the fast path's key
+            key = (overrides, key)
         entry = self._cache.get(key)
         if entry is not None and entry.version == registry_version():
             self._cache.move_to_end(key)

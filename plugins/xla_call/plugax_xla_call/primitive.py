@@ -7,6 +7,8 @@ mode splits it into a known call and a staged (linear) call, whose transpose is
 again a call. The whole-jaxpr transformations come from the kernel
 (`jvp_jaxpr`, `batch_jaxpr`, `partial_eval_jaxpr`, `transpose_jaxpr`) and are
 memoised per jaxpr, so repeating `grad(jit(f))` reuses compiled executables.
+Both memos key on the registry version and the thread's active rule overrides
+(`plugax.extend.override`), the rules a transformation or a lowering reads.
 """
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import (ClosedJaxpr, Primitive, RuleSet, Zero, batch_jaxpr, bdim_at_front,
-                           check_call_operands, is_undefined_primal, instantiate, jvp_jaxpr,
+from plugax.extend import (ClosedJaxpr, Primitive, RuleSet, Zero, active_overrides,
+                           batch_jaxpr, bdim_at_front, check_call_operands, is_undefined_primal, instantiate, jvp_jaxpr,
                            lower_jaxpr_to_module, partial_eval_jaxpr, registry_version, runtime,
                            transpose_jaxpr)
 
@@ -31,9 +33,9 @@ _memo: "weakref.WeakKeyDictionary[ClosedJaxpr, dict]" = weakref.WeakKeyDictionar
 
 
 def _memoised(transform, closed: ClosedJaxpr, *args: Any) -> Any:
-    """`transform(closed, *args)`, computed once per jaxpr, flags and plugin set."""
+    """`transform(closed, *args)`, computed once per jaxpr, flags and set of rules."""
     table = _memo.setdefault(closed, {})
-    key = (transform.__name__, registry_version(), *args)
+    key = (transform.__name__, registry_version(), active_overrides(), *args)
     if key not in table:
         table[key] = transform(closed, *args)
     return table[key]
@@ -45,13 +47,15 @@ _executables: "weakref.WeakKeyDictionary[ClosedJaxpr, tuple]" = weakref.WeakKeyD
 
 
 def executable_for(closed: ClosedJaxpr, name: str) -> Any:
-    """The compiled executable of `closed` (lowered and compiled on first use)."""
+    """The compiled executable of `closed` (lowered and compiled on first use, and
+    again when the plugins or the thread's overrides of lowering rules differ)."""
+    rules = (registry_version(), active_overrides())
     entry = _executables.get(closed)
-    if entry is None or entry[0] != registry_version():
+    if entry is None or entry[0] != rules:
         rt = runtime()
         lowered = lower_jaxpr_to_module(closed, name, rt.backend().platform)
         exe = rt.compile_module(lowered.text, lowered.in_avals, lowered.out_avals)
-        entry = _executables[closed] = (registry_version(), exe)
+        entry = _executables[closed] = (rules, exe)
     return entry[1]
 
 
