@@ -74,10 +74,11 @@ def clear_frontend() -> None:
 
 def install_primitive_handles(primitives: Mapping[str, object]) -> None:
     """`plugax.lax.<name>_p` for every loaded primitive (JAX's handles), so a plugin
-    overriding or extending a built-in primitive needs no private import."""
+    overriding or extending a built-in primitive needs no private import. A '-' in a
+    name becomes '_', as in JAX's handles (`scatter-add` is `scatter_add_p`)."""
     module = namespace_module("lax")
     for name, prim in primitives.items():
-        handle = f"{name}_p"
+        handle = f"{name.replace('-', '_')}_p"
         if handle.isidentifier() and handle not in module.__dict__:
             setattr(module, handle, prim)
             _installed_functions.append((module, handle))
