@@ -319,3 +319,15 @@ def test_a_malformed_override_names_primitive_and_rule_kind(make, fragments):
 def test_one_override_giving_a_rule_twice_is_refused():
     with pytest.raises(OverrideError, match="'sin', rule kind 'impl': given by two"):
         override(RuleSet(sin_p, impl=sevens), RuleSet(sin_p, impl=sevens))
+
+
+def test_an_override_entered_inside_a_differentiated_function():
+    """Entered under grad, the block's rules apply to what grad does inside it: the
+    jvp rule, and the impl that rule's own binds run (at the bottom, eagerly)."""
+    def f(v):
+        with override(RuleSet(sin_p, impl=sevens, jvp=triple_jvp)):
+            return pnp.sin(v)
+
+    value, slope = plugax.value_and_grad(f)(0.5)
+    assert float(value) == 7.0 and float(slope) == pytest.approx(3.0)
+    assert float(plugax.grad(pnp.sin)(0.5)) == pytest.approx(np.cos(0.5))
