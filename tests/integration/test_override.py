@@ -279,11 +279,15 @@ def test_a_third_party_rule_kind_can_be_overridden():
         def plugax_primitive_rules(self):
             return [RuleSet(sin_p, override_probe=lambda ctx, x: "loaded")]
 
-    with scoped_plugin(Probe(), "probe"):
-        assert table[sin_p](None, 1) == "loaded"
-        with override(RuleSet(sin_p, override_probe=lambda ctx, x: "scoped")):
-            assert table[sin_p](None, 1) == "scoped"
-        assert table[sin_p](None, 1) == "loaded"
+    try:
+        with scoped_plugin(Probe(), "probe"):
+            assert table[sin_p](None, 1) == "loaded"
+            with override(RuleSet(sin_p, override_probe=lambda ctx, x: "scoped")):
+                assert table[sin_p](None, 1) == "scoped"
+            assert table[sin_p](None, 1) == "loaded"
+    finally:   # the kind is the test's own: later tests list every defined kind
+        rule_kinds.pop("override_probe", None)
+        plugax.registry.rebuild()
 
 
 # --- malformed overrides ------------------------------------------------------------
