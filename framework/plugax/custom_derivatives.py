@@ -26,6 +26,8 @@ from .core import trace as core
 from .core.avals import ShapedArray
 from .errors import PlugaxError
 from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
+from .interpreters.custom_calls import (custom_jvp_call_p, custom_lin_p, custom_vjp_call_p,
+                                        linearize_custom_vjp)
 from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
 from .loader.hookspec import hookimpl
@@ -180,28 +182,6 @@ def _check_bwd_output(k: int, arg_leaves: list, arg_tree, ct_leaves: list, ct_tr
 
 
 # --- the custom_lin primitive: the tangent of a custom_vjp call ---------------
-custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
-
-
-def linearize_custom_vjp(fwd: Callable, bwd: Callable, primals: Sequence[Any],
-                         tangents: Sequence[Any]) -> tuple[list, list]:
-    """The jvp of a custom_vjp call, run one level out: primal outputs from `fwd`, and
-    output tangents from a `custom_lin` equation whose transpose calls `bwd`.
-
-    Only the tangents that are not symbolic zeros are operands: a zero tangent
-    (a constant's, or an integer input's float0) materialised here would be a
-    residual of the linear function, and a float0 array cannot reach a compiled
-    call. `nonzeros` says which inputs they belong to."""
-    from .interpreters.ad_util import tangent_aval
-    outs, res = fwd(*primals)
-    out_avals = tuple(tangent_aval(core.get_aval(o)) for o in outs)
-    nonzeros = tuple(type(t) is not Zero for t in tangents)
-    t_out = custom_lin_p.bind(*res, *[t for t in tangents if type(t) is not Zero],
-                              num_res=len(res), bwd=bwd, out_avals=out_avals,
-                              nonzeros=nonzeros)
-    return list(outs), list(t_out)
-
-
 def _custom_lin_abstract_eval(ctx, *avals: ShapedArray, num_res, bwd, out_avals, nonzeros):
     return list(out_avals)
 
@@ -218,10 +198,6 @@ def _custom_lin_transpose(ctx, cts, *args, num_res, bwd, out_avals, nonzeros):
 
 
 # --- staged custom calls: what a jaxpr trace records for custom_jvp / custom_vjp ---
-custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
-custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
-
-
 def _call_jaxpr_fun(call_jaxpr):
     return lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *xs)
 

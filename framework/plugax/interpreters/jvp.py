@@ -12,6 +12,7 @@ from ..core.array import Array, _array_aval, as_array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
 from .ad_util import Zero, instantiate, zero_like
+from .custom_calls import linearize_custom_vjp
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
 
@@ -128,7 +129,6 @@ class JVPTrace(core.Trace):
 
     def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
         """Primal outputs from `fwd`; the tangent is a custom_lin eqn transposed by `bwd`."""
-        from ..custom_derivatives import linearize_custom_vjp
         primals, tangents, all_zero = self._unbox_all(args)
         state = core._state
         state.trace = self.parent

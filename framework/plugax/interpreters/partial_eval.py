@@ -23,6 +23,7 @@ from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import RuleContext, abstract_eval, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from .custom_calls import custom_vjp_call_p
 from .staging import staged_custom_vjp_call
 
 __all__ = ["PartialEvalTrace", "PartialEvalTracer", "partial_eval_flat", "dce_closed_jaxpr"]
@@ -149,7 +150,6 @@ class PartialEvalTrace(core.Trace):
 
     def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
         if any(self.is_unknown(x) for x in args):
-            from ..custom_derivatives import custom_vjp_call_p
             operands, params = staged_custom_vjp_call(fun, fwd, bwd, args)
             return self.stage(custom_vjp_call_p, operands, params)
         return self._known_call(lambda t: t.process_custom_vjp_call(fun, fwd, bwd, args))

@@ -16,6 +16,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.rules import abstract_eval
 from ..errors import UnexpectedTracerError
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, close_over_nothing
+from .custom_calls import custom_jvp_call_p, custom_vjp_call_p
 
 __all__ = ["JaxprTrace", "JaxprTracer", "trace_to_jaxpr"]
 
@@ -82,14 +83,12 @@ class JaxprTrace(core.Trace):
 
     def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
         """Stage the call with its rule attached, so a later jvp still uses the rule."""
-        from ..custom_derivatives import custom_jvp_call_p
         call_jaxpr, consts = self._trace_call(fun, args)
         jvp_with_consts = _drop_consts(jvp, len(consts))
         return self.process_primitive(custom_jvp_call_p, (*consts, *args), dict(
             call_jaxpr=call_jaxpr, jvp=jvp_with_consts, name=_name_of(fun)))
 
     def process_custom_vjp_call(self, fun, fwd, bwd, args: list) -> list:
-        from ..custom_derivatives import custom_vjp_call_p
         operands, params = staged_custom_vjp_call(fun, fwd, bwd, args)
         return self.process_primitive(custom_vjp_call_p, operands, params)
 
