@@ -32,6 +32,10 @@ class Config:
         self._listeners: list = []
 
     def update(self, name: str, value: Any) -> None:
+        """Set a flag. JAX's spelling (`"jax_enable_x64"`) is accepted too, so ported
+        programs run unchanged."""
+        if name.startswith("jax_") and name[4:] in self._known:
+            name = name[4:]
         if name not in self._known:
             raise AttributeError(
                 f"plugax.config has no flag {name!r}; known flags: {', '.join(self._known)}")
