@@ -21,6 +21,7 @@ __all__ = [
     "canonicalize_dtype", "dtype_of_value", "is_weakly_typed_value", "result_type",
     "promote_types", "short_name", "issubdtype_inexact", "is_float", "is_integer",
     "default_float_dtype", "default_int_dtype", "python_scalar_dtype", "supported_dtypes",
+    "float_dtypes",
     "TypePromotionError",
 ]
 
@@ -35,6 +36,8 @@ float0 = np.dtype([("float0", np.void, 0)])
 
 supported_dtypes = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                     float16, bfloat16, float32, float64)
+# The floating-point dtypes, as a set: dtype rules test membership on every trace.
+float_dtypes = frozenset((float16, bfloat16, float32, float64))
 
 _SHORT = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
           uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64", float16: "f16",
@@ -97,7 +100,7 @@ def dtype_of_value(x: Any) -> np.dtype:
 
 
 def is_float(dtype: np.dtype) -> bool:
-    return dtype in (float16, bfloat16, float32, float64)
+    return dtype in float_dtypes
 
 
 def is_integer(dtype: np.dtype) -> bool:

@@ -1,19 +1,35 @@
-"""The public API for plugin authors. Plugins import from here and nowhere else.
+"""The public API for plugin authors: the only kernel module plugins import.
 
 Everything a primitive family needs: `Primitive` and `bind`, the typed records
 (`RuleSet`, `PluginInfo`) and `hookimpl`, abstract values, symbolic zeros and
 undefined primals for differentiation rules, batching utilities, the kernel's
 structural primitives (`add_any`, `broadcast_in_dim`, `reduce_sum`, `reshape`,
 `transpose`, `convert_element_type`: functions with lax's signatures, and their
-`_p` primitives), and the helper constructors. Names here follow the plugin API version
-`plugin_api_version`; they change only with a new version.
+`_p` primitives), the helper constructors, and the toolkit every family shares:
+the errors plugax raises, dtype constants, predicates and constructors, the
+configuration (`config`, read-only for plugins), constants (`shared_constant`,
+`scalar_like`), NumPy-style promotion and broadcasting (`promote_args`, ...), and
+the one spelling of operand types in error messages (`format_operands`).
+Besides this module, plugins use only the front ends (`plugax.lax`, `plugax.numpy`,
+`plugax.tree_util`, ...) and the user-level API (`plugax.jit`, ...): see
+docs/plugin-api.md; tests/test_plugin_imports.py enforces it. Names here follow the
+plugin API version `plugin_api_version`; they change only with a new version.
 """
-from .core.avals import ShapedArray, get_aval
+from .config import config
+from .core.avals import ShapedArray, format_operands, get_aval
 from .core.array import Array, array_value, shared_constant, signature_id, signature_of
 from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds, missing_rule
 from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context
-from .dtypes import canonicalize_dtype, result_type, promote_types, short_name
-from .errors import ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError
+from .dtypes import (canonicalize_dtype, result_type, promote_types, short_name, bool_, int8,
+                     int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
+                     float32, float64, float0, supported_dtypes, float_dtypes, is_float,
+                     is_integer, issubdtype_inexact, default_float_dtype, default_int_dtype,
+                     python_scalar_dtype, dtype_of_value, TypePromotionError)
+from .errors import (ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError,
+                     MissingRuleError, PluginError, PluginConflictError, UnexpectedTracerError,
+                     TracerArrayConversionError)
+from .promotion import (promote_args, promote_dtypes, promoted_type, broadcast_arrays,
+                        broadcast_shapes, broadcast_pair, BroadcastError)
 from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, instantiate,
                                    zeros_like_aval, tangent_aval)
 from .structural import (add_any, add_any_p, add_tangents, broadcast_in_dim, broadcast_in_dim_p,
@@ -28,7 +44,7 @@ from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal, close_over_nothing
 from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr, check_call_operands
-from .lowering import LoweringRuleContext, lower_jaxpr_to_module
+from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_module
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
@@ -37,14 +53,29 @@ from .loader.override import override, OverrideError, active_overrides
 from .loader.registry import plugin_api_version, registry as _registry
 from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
-                              broadcasting_shape, same_dtypes)
+                              broadcasting_shape, same_dtypes, scalar_like)
+from .structural import checked_impl, linear_jvp, shape_error, unary_transpose
 
 __all__ = [
     "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
     "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
     "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
-    "canonicalize_dtype", "result_type", "promote_types", "short_name",
-    "ShapeError", "PlugaxError", "ConcretizationTypeError",
+    # dtypes: constants, predicates, constructors, the promotion lattice
+    "canonicalize_dtype", "result_type", "promote_types", "short_name", "bool_", "int8",
+    "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+    "float32", "float64", "float0", "supported_dtypes", "float_dtypes", "is_float",
+    "is_integer", "issubdtype_inexact", "default_float_dtype", "default_int_dtype",
+    "python_scalar_dtype", "dtype_of_value",
+    # errors plugins raise or catch
+    "ShapeError", "PlugaxError", "ConcretizationTypeError", "MissingRuleError", "PluginError",
+    "PluginConflictError", "UnexpectedTracerError", "TracerArrayConversionError",
+    "TypePromotionError", "LoweringRuleError", "BroadcastError",
+    # configuration (read it; users set it) and NumPy-style promotion and broadcasting
+    "config", "promote_args", "promote_dtypes", "promoted_type", "broadcast_arrays",
+    "broadcast_shapes", "broadcast_pair",
+    # constants, operand formatting, builders of linear (structural-like) rules
+    "scalar_like", "format_operands", "shape_error", "checked_impl", "linear_jvp",
+    "unary_transpose",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
     "add_any", "add_any_p", "broadcast_in_dim", "broadcast_in_dim_p", "convert_element_type",

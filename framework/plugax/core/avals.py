@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes
 
-__all__ = ["ShapedArray", "get_aval", "register_aval_handler", "signature_id"]
+__all__ = ["ShapedArray", "get_aval", "register_aval_handler", "signature_id", "format_operands"]
 
 _signature_ids: dict[tuple, int] = {}
 
@@ -130,3 +130,12 @@ def get_aval(x: Any) -> ShapedArray:
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     raise TypeError(f"value {x!r} of type {type(x).__name__} is not a valid plugax array type "
                     f"(expected an Array, a NumPy array or a Python scalar)")
+
+
+def format_operands(avals: Any) -> str:
+    """Operand types as error messages show them: "f32[3], i32[]".
+
+    One spelling for every message that names what a primitive got, so the kernel's
+    and every plugin's errors read alike (plugins reach it as
+    `plugax.extend.format_operands`)."""
+    return ", ".join(a.str_short() for a in avals)

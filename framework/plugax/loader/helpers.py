@@ -8,13 +8,14 @@ particular to each primitive.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from ..core.avals import ShapedArray, get_aval
+from ..core.array import Array, shared_constant
+from ..core.avals import ShapedArray, format_operands, get_aval
 from ..core.rules import all_weak, first_weak
-from ..core.trace import Primitive
+from ..core.trace import Primitive, Tracer
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero, instantiate
 from ..interpreters.batching import broadcast_batched, moveaxis
@@ -23,7 +24,7 @@ from .ruleset import RuleSet
 
 __all__ = ["all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",
            "deflinear", "vectorized_vmap", "broadcasting_vmap", "broadcasting_shape",
-           "same_dtypes"]
+           "same_dtypes", "scalar_like"]
 
 
 def standard_abstract_eval(prim: Primitive, shape_rule: Callable, dtype_rule: Callable,
@@ -38,10 +39,6 @@ def standard_abstract_eval(prim: Primitive, shape_rule: Callable, dtype_rule: Ca
     return abstract_eval
 
 
-def _operands(avals: Sequence[ShapedArray]) -> str:
-    return ", ".join(a.str_short() for a in avals)
-
-
 def same_dtypes(prim: Primitive, allowed: Callable[[np.dtype], bool] | None = None,
                 kinds: str = "") -> Callable:
     """dtype rule: all operands share one dtype (weak types aside), optionally restricted."""
@@ -49,14 +46,14 @@ def same_dtypes(prim: Primitive, allowed: Callable[[np.dtype], bool] | None = No
         dtypes_in = {a.dtype for a in avals}
         if len(dtypes_in) > 1:
             raise ShapeError(f"primitive '{prim}' requires operands of one dtype, got "
-                             f"({_operands(avals)}); convert with "
+                             f"({format_operands(avals)}); convert with "
                              f"plugax.lax.convert_element_type or use plugax.numpy, "
                              f"which promotes")
         dtype = avals[0].dtype
         if allowed is not None and not allowed(dtype):
             raise ShapeError(f"primitive '{prim}' does not accept dtype {dtype.name}"
                              f"{' (it needs ' + kinds + ')' if kinds else ''}; "
-                             f"got ({_operands(avals)})")
+                             f"got ({format_operands(avals)})")
         return dtype
     return dtype_rule
 
@@ -67,7 +64,7 @@ def broadcasting_shape(prim: Primitive) -> Callable:
         shapes = {a.shape for a in avals if a.shape != ()}
         if len(shapes) > 1:
             raise ShapeError(f"primitive '{prim}' requires operands of equal shapes (or "
-                             f"rank-0 scalars), got ({_operands(avals)}); use "
+                             f"rank-0 scalars), got ({format_operands(avals)}); use "
                              f"plugax.numpy, which broadcasts")
         return shapes.pop() if shapes else ()
     return shape_rule
@@ -171,3 +168,18 @@ def defbroadcasting(prim: Primitive, impl: Callable, *, dtype_rule: Callable | N
         abstract_eval=abstract_eval,
         batching=rules.pop("batching", None) or broadcasting_vmap(prim),
         **rules)
+
+
+def scalar_like(like: Any, value: Any, weak_type: bool = True) -> Array:
+    """A rank-0 constant `value` with `like`'s dtype (an array or tracer), for
+    use inside rules.
+
+    It traces as an inline literal and never changes the dtype of the operation it
+    enters (a bare Python float would be f64 under x64 and clash with an f32 operand);
+    lax ops broadcast rank-0 operands. Weak by default, so it leaves the result's weak
+    type to the other operands; `weak_type=False` where the result must be strong
+    (a reduction's identity). Shared (`shared_constant`): rules ask for the same few
+    constants (a derivative's 2 or 1/2) on every call."""
+    dtype = like.dtype if type(like) is Array or isinstance(like, Tracer) else \
+        get_aval(like).dtype
+    return shared_constant(value, dtype, weak_type)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, format_operands
 from ..core.trace import Primitive
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero, instantiate, is_undefined_primal
@@ -21,13 +21,15 @@ def shape_error(prim: Primitive | str, avals: Sequence[ShapedArray], problem: st
                 fix: str, **params: Any) -> ShapeError:
     """A ShapeError naming the primitive, its operand types, its params and the fix."""
     shown_params = " ".join(f"{k}={params[k]}" for k in sorted(params))
-    operands = ", ".join(a.str_short() for a in avals)
-    return ShapeError(f"primitive '{prim}' {problem}; got operand(s) ({operands})"
+    return ShapeError(f"primitive '{prim}' {problem}; got operand(s) ({format_operands(avals)})"
                       + (f" with {shown_params}" if shown_params else "") + f". Fix: {fix}")
 
 
-def checked_impl(impl: Callable, abstract_eval: Callable) -> Callable:
+def checked_impl(impl: Callable, abstract_eval: Callable, *, takes_ctx: bool = False) -> Callable:
     """An impl rule (`impl(*arrays, **params)`, plain NumPy) that first runs abstract_eval.
+
+    With `takes_ctx=True`, `impl(ctx, *arrays, **params)` (an impl that needs the rule
+    context); plain NumPy impls skip it, one call layer less on every eager evaluation.
 
     Eager binds skip abstract_eval, and NumPy would accept bad params silently (a
     non-increasing broadcast_dimensions reshapes fine) or fail with a message about
@@ -49,18 +51,38 @@ def checked_impl(impl: Callable, abstract_eval: Callable) -> Callable:
             abstract_eval(ctx, *[ShapedArray(a.shape, a.dtype) for a in args], **params)
             if key is not None and len(valid) < 4096:
                 valid.add(key)
-        return impl(*args, **params)
+        return impl(ctx, *args, **params) if takes_ctx else impl(*args, **params)
     impl_rule.__name__ = getattr(impl, "__name__", "impl")
     return impl_rule
 
 
-def linear_jvp(prim: Primitive) -> Callable:
-    """jvp of a primitive linear in all its operands jointly: apply it to the tangents."""
+def linear_jvp(prim: Primitive, linear: Sequence[int] | None = None) -> Callable:
+    """jvp of a primitive linear in all its operands jointly: apply it to the tangents.
+
+    `linear`: the positions of the operands it is (jointly) linear in, when not all
+    (gather's indices, dynamic_slice's starts): the others pass through as primals,
+    and if every linear operand's tangent is a symbolic zero, so is the output's.
+    """
+    if linear is not None:
+        return _partly_linear_jvp(prim, tuple(linear))
+
     def jvp(ctx, primals, tangents, **params):
         ans = prim.bind(*primals, **params)
         if all(type(t) is Zero for t in tangents):
             return ans, Zero.from_value(ans)
         return ans, prim.bind(*map(instantiate, tangents), **params)
+    jvp.__name__ = f"{prim.name}_jvp"
+    return jvp
+
+
+def _partly_linear_jvp(prim: Primitive, linear: tuple[int, ...]) -> Callable:
+    def jvp(ctx, primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        if all(type(tangents[i]) is Zero for i in linear):
+            return out, Zero.from_value(out)
+        args = [instantiate(t) if i in linear else p
+                for i, (p, t) in enumerate(zip(primals, tangents))]
+        return out, prim.bind(*args, **params)
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
 

@@ -14,8 +14,9 @@ import numpy as np
 
 import plugax.lax as lax
 import plugax.tree_util as tu
-from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, Tracer, Var, Zero, close_over_nothing,
-                           eval_jaxpr, get_aval, trace_to_jaxpr)
+from plugax.extend import (ClosedJaxpr, Jaxpr, ShapedArray, Tracer, Var, Zero,
+                           close_over_nothing, eval_jaxpr, format_operands, get_aval,
+                           trace_to_jaxpr)
 
 __all__ = ["trace_function", "same_type", "types_str", "check_same_types", "join_weak",
            "closed_call", "run_closed", "permute_invars", "with_ignored_invars",
@@ -64,7 +65,7 @@ def same_type(a: ShapedArray, b: ShapedArray) -> bool:
 
 
 def types_str(tree: Any, avals: Sequence[ShapedArray]) -> str:
-    return f"{tree} with types ({', '.join(a.str_short() for a in avals)})"
+    return f"{tree} with types ({format_operands(avals)})"
 
 
 def check_same_types(what: str, tree_a: Any, avals_a: Sequence[ShapedArray], label_a: str,

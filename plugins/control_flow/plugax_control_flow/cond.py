@@ -12,15 +12,12 @@ branches are joined) and transpose (each branch transposed).
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 import plugax.lax as lax
-from plugax.extend import (ClosedJaxpr, Jaxpr, Primitive, RuleSet, ShapedArray, Var, Zero,
-                           batch_jaxpr, is_undefined_primal,
-                           jvp_jaxpr, moveaxis, partial_eval_jaxpr, tangent_aval,
-                           transpose_jaxpr)
+from plugax.extend import (ClosedJaxpr, Jaxpr, Primitive, RuleSet, Var, Zero, batch_jaxpr,
+                           format_operands, is_undefined_primal, jvp_jaxpr, moveaxis,
+                           partial_eval_jaxpr, tangent_aval, transpose_jaxpr)
 
 from .common import closed_call, materialize, retrace, run_closed, same_type, zeros_of
 
@@ -41,19 +38,16 @@ def _abstract_eval(ctx, index_aval, *operand_avals, branches):
     for i, branch in enumerate(branches):
         if len(branch.in_avals) != len(operand_avals) or not all(
                 map(same_type, branch.in_avals, operand_avals)):
-            raise TypeError(f"cond: branch {i} takes ({_show(branch.in_avals)}) but the "
-                            f"operands are ({_show(operand_avals)})")
+            raise TypeError(f"cond: branch {i} takes ({format_operands(branch.in_avals)}) but the "
+                            f"operands are ({format_operands(operand_avals)})")
         if len(branch.out_avals) != len(branches[0].out_avals) or not all(
                 map(same_type, branch.out_avals, branches[0].out_avals)):
-            raise TypeError(f"cond: branch {i} returns ({_show(branch.out_avals)}) but "
-                            f"branch 0 returns ({_show(branches[0].out_avals)})")
+            raise TypeError(f"cond: branch {i} returns ({format_operands(branch.out_avals)}) but "
+                            f"branch 0 returns ({format_operands(branches[0].out_avals)})")
     # Branches may differ in weak types; as in JAX, the outputs take branch 0's
     # (which branch runs is data, so the type cannot depend on it)
     return list(branches[0].out_avals)
 
-
-def _show(avals: Sequence[ShapedArray]) -> str:
-    return ", ".join(a.str_short() for a in avals)
 
 
 # --- jvp -------------------------------------------------------------------------------

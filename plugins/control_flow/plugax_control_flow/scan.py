@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from plugax.extend import (Primitive, ShapedArray, Zero, batch_jaxpr, broadcast_batched,
-                           get_aval, jvp_jaxpr, moveaxis, tangent_aval)
+                           format_operands, get_aval, jvp_jaxpr, moveaxis, tangent_aval)
 
 from .common import (fixpoint, join_weak, materialize, permute_invars, permute_outvars,
                      run_closed, same_type, split)
@@ -41,22 +41,19 @@ def scan_abstract_eval(ctx, *avals, jaxpr, length, num_consts, num_carry, linear
     bad_xs = [x for x in xs if not x.shape or x.shape[0] != length]
     if bad_xs:
         raise TypeError(f"scan: every scanned operand needs a leading axis of length "
-                        f"{length}, got ({_show(bad_xs)})")
+                        f"{length}, got ({format_operands(bad_xs)})")
     x_avals = [ShapedArray(x.shape[1:], x.dtype, x.weak_type) for x in xs]
     ins = [*consts, *carry, *x_avals]
     if len(jaxpr.in_avals) != len(ins) or not all(map(same_type, jaxpr.in_avals, ins)):
-        raise TypeError(f"scan: the body takes ({_show(jaxpr.in_avals)}) but gets "
-                        f"({_show(ins)}) (consts, carry, slices of xs)")
+        raise TypeError(f"scan: the body takes ({format_operands(jaxpr.in_avals)}) but gets "
+                        f"({format_operands(ins)}) (consts, carry, slices of xs)")
     carry_out, ys = jaxpr.out_avals[:num_carry], jaxpr.out_avals[num_carry:]
     if len(carry_out) != len(carry) or not all(map(same_type, carry_out, carry)):
-        raise TypeError(f"scan: the body returns a carry of ({_show(carry_out)}) for an "
-                        f"input carry of ({_show(carry)})")
+        raise TypeError(f"scan: the body returns a carry of ({format_operands(carry_out)}) for an "
+                        f"input carry of ({format_operands(carry)})")
     stacked = [ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys]
     return [*join_weak(carry, carry_out), *stacked]
 
-
-def _show(avals) -> str:
-    return ", ".join(a.str_short() for a in avals)
 
 
 def _params(params: dict, **changes) -> dict:

@@ -13,7 +13,7 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax.extend import (PlugaxError, Primitive, RuleSet, Zero, batch_jaxpr,
-                           broadcast_batched, jvp_jaxpr, moveaxis,
+                           broadcast_batched, format_operands, jvp_jaxpr, moveaxis,
                            partial_eval_jaxpr, tangent_aval, trace_to_jaxpr)
 
 from .common import (closed_call, fixpoint, join_weak, materialize, permute_invars,
@@ -37,20 +37,17 @@ def _abstract_eval(ctx, *avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
                                 ("body_jaxpr", body_jaxpr, bconsts)):
         ins = [*consts, *carry]
         if len(jaxpr.in_avals) != len(ins) or not all(map(same_type, jaxpr.in_avals, ins)):
-            raise TypeError(f"while: {name} takes ({_show(jaxpr.in_avals)}) but gets "
-                            f"({_show(ins)})")
+            raise TypeError(f"while: {name} takes ({format_operands(jaxpr.in_avals)}) but gets "
+                            f"({format_operands(ins)})")
     outs = body_jaxpr.out_avals
     if len(outs) != len(carry) or not all(map(same_type, outs, carry)):
-        raise TypeError(f"while: body_jaxpr returns ({_show(outs)}) for a carry of "
-                        f"({_show(carry)})")
+        raise TypeError(f"while: body_jaxpr returns ({format_operands(outs)}) for a carry of "
+                        f"({format_operands(carry)})")
     pred = cond_jaxpr.out_avals
     if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
-        raise TypeError(f"while: cond_jaxpr must return one bool[], got ({_show(pred)})")
+        raise TypeError(f"while: cond_jaxpr must return one bool[], got ({format_operands(pred)})")
     return join_weak(carry, outs)
 
-
-def _show(avals) -> str:
-    return ", ".join(a.str_short() for a in avals)
 
 
 # --- jvp -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import Array, Tracer, canonicalize_dtype, get_aval
+from plugax.extend import Array, Tracer, canonicalize_dtype, get_aval, promoted_type
 
 from .dot_general import DotDimensionNumbers, dot_general, dot_general_p
 
@@ -29,13 +29,12 @@ def asarrays(*operands: Any) -> list:
 
 
 def result_dtype(fn_name: str, *operands: Any) -> np.dtype:
-    """The JAX promotion of the operands' dtypes (weak values yield), by the elementwise
-    family's promotion helper so products agree with `*` and `+` on the same operands."""
-    from plugax_elementwise.promote import result_type
+    """The JAX promotion of the operands' dtypes (weak values yield), by the kernel's
+    promotion rules (the ones `*` and `+` use), so products agree with them."""
     dtype = operands[0].dtype   # Arrays and tracers carry dtype and weak_type
     for x in operands:
         if (x.dtype is not dtype and x.dtype != dtype) or x.weak_type:
-            return result_type(fn_name, [get_aval(x) for x in operands])[0]
+            return promoted_type(fn_name, [get_aval(x) for x in operands])[0]
     return dtype
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from plugax.extend import (Primitive, ShapedArray, defbroadcasting, defjvp, deflinear,
-                           defvectorized, get_aval, same_dtypes)
+                           defvectorized, get_aval, same_dtypes, scalar_like)
 
 from . import lowering as L
-from .common import (any_dtype, binary_transpose, const, defjvp_bcast, is_numeric,
+from .common import (any_dtype, binary_transpose, defjvp_bcast, is_numeric,
                      is_signed_or_float, numeric_dtype, type_error)
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p
@@ -103,7 +103,7 @@ ABS = defvectorized(
                                           "a signed integer or floating-point dtype"),
     # g where x >= 0, else -g: the derivative at 0 is 1, as in JAX (not sign(0) = 0)
     jvp=defjvp_bcast(abs_p, lambda g, ans, x: select_n_p.bind(
-        ge_p.bind(x, const(x, 0)), neg_p.bind(g), g)),
+        ge_p.bind(x, scalar_like(x, 0)), neg_p.bind(g), g)),
     lowering=L.unary("abs"))
 
 
@@ -116,7 +116,7 @@ def _share(x, y, wins: Primitive):
     dtype = get_aval(x).dtype
     won = convert(wins.bind(x, y), dtype)
     tied = convert(eq_p.bind(x, y), dtype)
-    return add_p.bind(won, mul_p.bind(tied, const(x, 0.5)))
+    return add_p.bind(won, mul_p.bind(tied, scalar_like(x, 0.5)))
 
 
 def _defminmax(prim: Primitive, impl, wins: Primitive, op: str):
@@ -135,7 +135,7 @@ square_p, integer_pow_p = Primitive("square"), Primitive("integer_pow")
 
 SQUARE = defvectorized(
     square_p, np.square, dtype_rule=numeric_dtype(square_p), lowering=L.square,
-    jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(const(x, 2), x))))
+    jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(scalar_like(x, 2), x))))
 
 
 def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
@@ -153,7 +153,7 @@ def _integer_pow_partial(g, ans, x, *, y: int):
     if y == 1:
         return g
     power = x if y == 2 else integer_pow_p.bind(x, y=y - 1)
-    return mul_p.bind(g, mul_p.bind(const(x, y), power))
+    return mul_p.bind(g, mul_p.bind(scalar_like(x, y), power))
 
 
 _integer_pow_zero_jvp = defjvp(integer_pow_p)

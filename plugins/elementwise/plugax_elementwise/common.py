@@ -1,9 +1,11 @@
-"""Pieces every elementwise rule module shares: dtype classes, constants, shape fixes.
+"""Pieces every elementwise rule module shares: dtype classes, shape fixes, rule builders.
 
 Why a module of its own: the four rule modules state only what is particular to
 each primitive (its NumPy impl, its derivative); how to make a constant of the
 right dtype, how to broadcast a rank-0 tangent contribution, or how to sum a
-cotangent back down to a rank-0 operand is the same everywhere.
+cotangent back down to a rank-0 operand is the same everywhere. What every family
+shares (float dtypes, rank-0 constants `scalar_like`, operand formatting) is the
+kernel's, from plugax.extend.
 """
 from __future__ import annotations
 
@@ -11,26 +13,19 @@ from typing import Any, Callable
 
 import numpy as np
 
-from plugax import dtypes
 from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
-                           broadcast_in_dim, defjvp, get_aval, reduce_sum, same_dtypes,
-                           shared_constant)
+                           broadcast_in_dim, defjvp, float_dtypes, format_operands, get_aval,
+                           is_float, reduce_sum, same_dtypes)
 
-__all__ = ["FLOATS", "is_float", "is_numeric", "is_int_or_bool", "is_signed_or_float",
+__all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
-           "const", "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
-           "binary_transpose", "operands_str", "type_error"]
-
-FLOATS = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_float(d))
-
-
-def is_float(dtype: np.dtype) -> bool:
-    return dtype in FLOATS
+           "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
+           "binary_transpose", "type_error"]
 
 
 def is_numeric(dtype: np.dtype) -> bool:
     """Integers and floats; lax arithmetic rejects bool (jnp maps it to logic ops)."""
-    return dtype.kind in "iuf" or dtype in FLOATS
+    return dtype.kind in "iuf" or dtype in float_dtypes
 
 
 def is_int_or_bool(dtype: np.dtype) -> bool:
@@ -38,7 +33,7 @@ def is_int_or_bool(dtype: np.dtype) -> bool:
 
 
 def is_signed_or_float(dtype: np.dtype) -> bool:
-    return dtype.kind == "i" or dtype in FLOATS
+    return dtype.kind == "i" or dtype in float_dtypes
 
 
 # dtype rules (operands share one dtype; some primitives restrict which).
@@ -58,25 +53,12 @@ def any_dtype(prim: Primitive) -> Callable:
     return same_dtypes(prim)
 
 
-def operands_str(*avals: ShapedArray) -> str:
-    return ", ".join(a.str_short() for a in avals)
-
-
 def type_error(prim: Primitive, avals: tuple, problem: str, fix: str) -> ShapeError:
     """A ShapeError naming the primitive, its operand types, the problem and the fix."""
-    return ShapeError(f"primitive '{prim}' {problem}; got ({operands_str(*avals)}); {fix}")
+    return ShapeError(f"primitive '{prim}' {problem}; got ({format_operands(avals)}); {fix}")
 
 
 # values inside rules
-def const(like: Any, value: Any) -> Array:
-    """A rank-0 weak constant with `like`'s dtype: it traces as an inline literal and
-    never changes the dtype of the operation it enters (a bare Python float would be
-    f64 under x64 and clash with an f32 operand). Shared: rules ask for the same few."""
-    dtype = like.dtype if type(like) is Array or isinstance(like, Tracer) else \
-        get_aval(like).dtype
-    return shared_constant(value, dtype, weak_type=True)
-
-
 def zeros_like(x: Any) -> Any:
     """Zeros of `x`'s type; a broadcast literal when traced (no array constant)."""
     aval = get_aval(x)

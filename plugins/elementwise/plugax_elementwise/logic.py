@@ -10,8 +10,7 @@ import enum
 
 import numpy as np
 
-from plugax import dtypes
-from plugax.extend import Primitive, defbroadcasting, defjvp, defvectorized, same_dtypes
+from plugax.extend import Primitive, bool_, defbroadcasting, defjvp, defvectorized, same_dtypes
 
 from . import lowering as L
 from .common import float_dtype, int_or_bool_dtype
@@ -59,7 +58,7 @@ def _bool_result(dtype_rule):
     """A dtype rule that checks the operands with `dtype_rule`, then answers bool."""
     def rule(*avals, **params):
         dtype_rule(*avals, **params)  # raises on operands the primitive rejects
-        return dtypes.bool_
+        return bool_
     return rule
 
 

@@ -26,26 +26,26 @@ import ml_dtypes
 import numpy as np
 
 import plugax.lax as lax
-from plugax import dtypes
-from plugax.extend import (Array, Primitive, Tracer, array_value, eval_trace, get_aval,
-                           rule_kinds, trace_state)
+from plugax.extend import (Array, Primitive, Tracer, array_value, bool_, broadcast_arrays,
+                           broadcast_pair, eval_trace, float16, float32, float64, float_dtypes,
+                           get_aval, promote_args, promote_dtypes, rule_kinds, scalar_like,
+                           supported_dtypes, trace_state)
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
-from .common import FLOATS, const, zeros_like
+from .common import zeros_like
 from .logic import RoundingMethod
-from .promote import broadcast_arrays, broadcast_pair, promote_args, promote_dtypes
 
 __all__ = ["NUMPY", "binary", "unary", "is_operand", "power"]
 
-ALL = frozenset(dtypes.supported_dtypes)
-NUMERIC = ALL - {dtypes.bool_}
+ALL = frozenset(supported_dtypes)
+NUMERIC = ALL - {bool_}
 INT_OR_BOOL = frozenset(d for d in ALL if d.kind in "iub")
-SIGNED_OR_FLOAT = frozenset(d for d in ALL if d.kind == "i") | FLOATS
-BOOL = frozenset({dtypes.bool_})
+SIGNED_OR_FLOAT = frozenset(d for d in ALL if d.kind == "i") | float_dtypes
+BOOL = frozenset({bool_})
 _SCALARS = (bool, int, float, complex)
 _PY_NUMBERS = (int, float)
 # floats whose NumPy results need no canonicalisation, whatever enable_x64 says
-EAGER_FLOATS = FLOATS - {dtypes.float64}
+EAGER_FLOATS = float_dtypes - {float64}
 # primitive -> (this family's impl rule, the NumPy function that rule applies to
 # floats of one dtype): the fast path inlines the rule while the table holds it
 _OWN_IMPLS = {rs.primitive: rs.impl for rs in (*A.RULES, *T.RULES)}
@@ -68,7 +68,7 @@ def _scalar_as(s: Any, x: Any, ok: frozenset) -> Any:
     """A Python int/float `s` as an Array of `x`'s dtype when promotion would give that
     dtype anyway (the scalar is weak), else None. Avoids the general path for `x * 2.0`."""
     d = x.dtype
-    if d in ok and d in (FLOATS if type(s) is float else NUMERIC):
+    if d in ok and d in (float_dtypes if type(s) is float else NUMERIC):
         try:
             return Array(np.asarray(s, d), x.weak_type)
         except OverflowError:   # e.g. 300 into uint8: let the general path explain
@@ -154,7 +154,7 @@ def _promoted(name: str, prim: Primitive, category: str | None = None,
     """General path: promote and broadcast, then bind (`on_bool` instead for bools)."""
     def general(*args: Any) -> Any:
         args = promote_args(name, *args, category=category)
-        if on_bool is not None and _dtype(args[0]) == dtypes.bool_:
+        if on_bool is not None and _dtype(args[0]) == bool_:
             return on_bool.bind(*args)
         return prim.bind(*args)
     return general
@@ -175,10 +175,10 @@ _BINARY_SPECS: dict[str, tuple] = {
     "add": (A.add_p, NUMERIC, None, L.or_p),
     "subtract": (A.sub_p, NUMERIC, None, None),
     "multiply": (A.mul_p, NUMERIC, None, L.and_p),
-    "true_divide": (A.div_p, FLOATS, "inexact", None),
+    "true_divide": (A.div_p, float_dtypes, "inexact", None),
     "maximum": (A.max_p, ALL, None, None),
     "minimum": (A.min_p, ALL, None, None),
-    "arctan2": (T.atan2_p, FLOATS, "inexact", None),
+    "arctan2": (T.atan2_p, float_dtypes, "inexact", None),
     "equal": (L.eq_p, ALL, None, None), "not_equal": (L.ne_p, ALL, None, None),
     "less": (L.lt_p, ALL, None, None), "less_equal": (L.le_p, ALL, None, None),
     "greater": (L.gt_p, ALL, None, None), "greater_equal": (L.ge_p, ALL, None, None),
@@ -195,8 +195,9 @@ def make_binary(name: str, defer: bool = False) -> Callable:
 
 def _sign_differs(r: Any, y: Any) -> Any:
     """r != 0 and sign(r) != sign(y): where truncated division must step down."""
-    return L.and_p.bind(L.ne_p.bind(r, const(r, 0)),
-                        L.ne_p.bind(L.lt_p.bind(r, const(r, 0)), L.lt_p.bind(y, const(y, 0))))
+    return L.and_p.bind(L.ne_p.bind(r, scalar_like(r, 0)),
+                        L.ne_p.bind(L.lt_p.bind(r, scalar_like(r, 0)),
+                                    L.lt_p.bind(y, scalar_like(y, 0))))
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Any:
@@ -205,21 +206,21 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     kind = _dtype(x).kind
     if kind == "u":
         return A.div_p.bind(x, y)
-    one = const(x, 1)
+    one = scalar_like(x, 1)
     if kind == "i":
         # JAX's rule: step down where the signs of x and y differ and the division is
         # inexact; with y == 0 (q == -1, rem == x) that is every x != 0
         q = A.div_p.bind(x, y)
         step = L.and_p.bind(L.ne_p.bind(A.sign_p.bind(x), A.sign_p.bind(y)),
-                            L.ne_p.bind(A.rem_p.bind(x, y), const(x, 0)))
+                            L.ne_p.bind(A.rem_p.bind(x, y), scalar_like(x, 0)))
         return S.select_n_p.bind(step, q, A.sub_p.bind(q, one))
     # floats, as NumPy does it: exact remainder first, then a rounded quotient
     mod = A.rem_p.bind(x, y)
-    numer = S.select_n_p.bind(L.eq_p.bind(y, const(y, 0)), A.sub_p.bind(x, mod), x)
+    numer = S.select_n_p.bind(L.eq_p.bind(y, scalar_like(y, 0)), A.sub_p.bind(x, mod), x)
     q = A.div_p.bind(numer, y)
     q = S.select_n_p.bind(_sign_differs(mod, y), q, A.sub_p.bind(q, one))
     fq = L.floor_p.bind(q)
-    above_half = L.gt_p.bind(A.sub_p.bind(q, fq), const(q, 0.5))
+    above_half = L.gt_p.bind(A.sub_p.bind(q, fq), scalar_like(q, 0.5))
     return S.select_n_p.bind(above_half, fq, A.add_p.bind(fq, one))
 
 
@@ -227,8 +228,8 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     """Remainder with the sign of the divisor (Python's %), from lax's C remainder."""
     x, y = promote_args("remainder", x1, x2, category="numeric", keep_scalars=False)
     if _dtype(y).kind in "iu":   # JAX divides by 1 where y == 0, so x % 0 == 0
-        y = S.select_n_p.bind(L.eq_p.bind(y, const(y, 0)), y, A.add_p.bind(zeros_like(y),
-                                                                          const(y, 1)))
+        y = S.select_n_p.bind(L.eq_p.bind(y, scalar_like(y, 0)), y, A.add_p.bind(zeros_like(y),
+                                                                          scalar_like(y, 1)))
     r = A.rem_p.bind(x, y)
     if _dtype(r).kind == "u":
         return r
@@ -242,15 +243,15 @@ def _int_power(x: Any, y: Any) -> Any:
     """
     dtype = _dtype(x)
     e = A.abs_p.bind(y) if dtype.kind == "i" else y
-    one, two = const(x, 1), const(x, 2)
+    one, two = scalar_like(x, 1), scalar_like(x, 2)
     acc, base = A.add_p.bind(zeros_like(x), one), x
     for _ in range(np.iinfo(dtype).bits):
-        odd = L.ne_p.bind(A.rem_p.bind(e, two), const(x, 0))
+        odd = L.ne_p.bind(A.rem_p.bind(e, two), scalar_like(x, 0))
         acc = S.select_n_p.bind(odd, acc, A.mul_p.bind(acc, base))
         base, e = A.mul_p.bind(base, base), A.div_p.bind(e, two)
     if dtype.kind == "u":
         return acc
-    return S.select_n_p.bind(L.lt_p.bind(y, const(y, 0)), acc, A.div_p.bind(one, acc))
+    return S.select_n_p.bind(L.lt_p.bind(y, scalar_like(y, 0)), acc, A.div_p.bind(one, acc))
 
 
 def power(x1: Any, x2: Any, /) -> Any:
@@ -262,7 +263,7 @@ def power(x1: Any, x2: Any, /) -> Any:
         x, = promote_dtypes("power", x1, category="numeric")
         return A.integer_pow_p.bind(x, y=int(x2))
     x, y = promote_args("power", x1, x2, category="numeric")
-    if _dtype(x) in FLOATS:
+    if _dtype(x) in float_dtypes:
         return T.pow_p.bind(x, y)
     return _int_power(*broadcast_arrays("power", x, y, keep_scalars=False))
 
@@ -270,7 +271,7 @@ def power(x1: Any, x2: Any, /) -> Any:
 def _to_bool(name: str, x: Any) -> Any:
     """x != 0, weakly typed when x is (JAX: logical_not(2.5) is a weak bool)."""
     x, = promote_dtypes(name, x)
-    if _dtype(x) == dtypes.bool_:
+    if _dtype(x) == bool_:
         return x
     return L.ne_p.bind(x, Array(np.zeros((), _dtype(x)), get_aval(x).weak_type))
 
@@ -302,7 +303,7 @@ def _log_base(name: str, base: float) -> Callable:
 def round(a: Any, decimals: int = 0) -> Any:
     """Round half to even at `decimals` digits; integers are returned as they are."""
     x, = promote_dtypes("round", a)
-    if _dtype(x) not in FLOATS:
+    if _dtype(x) not in float_dtypes:
         if decimals < 0:
             raise NotImplementedError("round: negative decimals for integer input")
         return x
@@ -311,19 +312,19 @@ def round(a: Any, decimals: int = 0) -> Any:
     dtype = _dtype(x)
     if decimals > np.log10(float(ml_dtypes.finfo(dtype).max)):
         return x                   # beyond the dtype's precision: nothing to round
-    if dtype == dtypes.float16:    # as JAX: x * 10**d would overflow float16
-        x = S.convert(x, dtypes.float32, get_aval(x).weak_type)
-    factor = const(x, 10.0 ** decimals)
+    if dtype == float16:    # as JAX: x * 10**d would overflow float16
+        x = S.convert(x, float32, get_aval(x).weak_type)
+    factor = scalar_like(x, 10.0 ** decimals)
     scaled = L.round_p.bind(A.mul_p.bind(x, factor),
                             rounding_method=RoundingMethod.TO_NEAREST_EVEN)
     out = A.div_p.bind(scaled, factor)
-    return S.convert(out, dtype, get_aval(out).weak_type) if dtype == dtypes.float16 else out
+    return S.convert(out, dtype, get_aval(out).weak_type) if dtype == float16 else out
 
 
 def _isfinite(x: Any) -> Any:
     """General path of isfinite: True everywhere for integers and bools."""
     x, = promote_dtypes("isfinite", x)
-    if _dtype(x) in FLOATS:
+    if _dtype(x) in float_dtypes:
         return L.is_finite_p.bind(x)
     shape = get_aval(x).shape
     true = Array(np.ones((), np.bool_))
@@ -357,7 +358,7 @@ def astype(x: Any, dtype: Any, /) -> Any:
 
 def _unaries() -> dict[str, Callable]:
     general = lambda name, prim, category=None: _promoted(name, prim, category)
-    fns = {name: unary(name, p, FLOATS, general(name, p, "inexact"))
+    fns = {name: unary(name, p, float_dtypes, general(name, p, "inexact"))
            for name, p in _INEXACT_UNARY.items()}
     fns.update(
         negative=unary("negative", A.neg_p, NUMERIC, general("negative", A.neg_p)),
@@ -365,9 +366,11 @@ def _unaries() -> dict[str, Callable]:
         abs=unary("abs", A.abs_p, SIGNED_OR_FLOAT,
                   _unchanged_unless("abs", A.abs_p, SIGNED_OR_FLOAT)),
         square=unary("square", A.square_p, NUMERIC, general("square", A.square_p, "numeric")),
-        floor=unary("floor", L.floor_p, FLOATS, _unchanged_unless("floor", L.floor_p, FLOATS)),
-        ceil=unary("ceil", L.ceil_p, FLOATS, _unchanged_unless("ceil", L.ceil_p, FLOATS)),
-        isfinite=unary("isfinite", L.is_finite_p, FLOATS, _isfinite),
+        floor=unary("floor", L.floor_p, float_dtypes,
+                    _unchanged_unless("floor", L.floor_p, float_dtypes)),
+        ceil=unary("ceil", L.ceil_p, float_dtypes,
+                   _unchanged_unless("ceil", L.ceil_p, float_dtypes)),
+        isfinite=unary("isfinite", L.is_finite_p, float_dtypes, _isfinite),
         logical_not=unary("logical_not", L.not_p, BOOL, _logical("logical_not", L.not_p)),
         bitwise_not=unary("bitwise_not", L.not_p, INT_OR_BOOL,
                           general("bitwise_not", L.not_p)),

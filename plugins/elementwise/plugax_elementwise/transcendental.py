@@ -15,11 +15,11 @@ from typing import Any, Callable
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, defbroadcasting, defvectorized,
-                           get_aval)
+                           float_dtypes, get_aval, scalar_like)
 
 from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p
-from .common import FLOATS, const, defjvp_bcast, float_dtype, type_error, zeros_like
+from .common import defjvp_bcast, float_dtype, type_error, zeros_like
 from .logic import eq_p
 from .selection import convert, select_n_p
 
@@ -38,36 +38,37 @@ def _logistic(x: np.ndarray) -> np.ndarray:
 
 
 def _one_minus_square(x: Any) -> Any:
-    return sub(const(x, 1), square_p.bind(x))
+    return sub(scalar_like(x, 1), square_p.bind(x))
 
 
 # (name, NumPy impl, derivative(ans, x)): the jvp is g * derivative.
 _UNARY: list[tuple[str, Callable, Callable]] = [
-    ("sqrt", np.sqrt, lambda ans, x: div(const(x, 0.5), ans)),
+    ("sqrt", np.sqrt, lambda ans, x: div(scalar_like(x, 0.5), ans)),
     ("rsqrt", lambda x: np.reciprocal(np.sqrt(x)),
-     lambda ans, x: mul(const(x, -0.5), div(ans, x))),
-    ("cbrt", np.cbrt, lambda ans, x: div(const(x, 1 / 3), square_p.bind(ans))),
+     lambda ans, x: mul(scalar_like(x, -0.5), div(ans, x))),
+    ("cbrt", np.cbrt, lambda ans, x: div(scalar_like(x, 1 / 3), square_p.bind(ans))),
     ("exp", np.exp, lambda ans, x: ans),
-    ("exp2", np.exp2, lambda ans, x: mul(ans, const(x, np.log(2)))),
-    ("log", np.log, lambda ans, x: div(const(x, 1), x)),
-    ("log1p", np.log1p, lambda ans, x: div(const(x, 1), add(x, const(x, 1)))),
-    ("expm1", np.expm1, lambda ans, x: add(ans, const(x, 1))),
+    ("exp2", np.exp2, lambda ans, x: mul(ans, scalar_like(x, np.log(2)))),
+    ("log", np.log, lambda ans, x: div(scalar_like(x, 1), x)),
+    ("log1p", np.log1p, lambda ans, x: div(scalar_like(x, 1), add(x, scalar_like(x, 1)))),
+    ("expm1", np.expm1, lambda ans, x: add(ans, scalar_like(x, 1))),
     ("sin", np.sin, lambda ans, x: cos_p.bind(x)),
     ("cos", np.cos, lambda ans, x: neg(sin_p.bind(x))),
-    ("tan", np.tan, lambda ans, x: add(const(x, 1), square_p.bind(ans))),
+    ("tan", np.tan, lambda ans, x: add(scalar_like(x, 1), square_p.bind(ans))),
     ("asin", np.arcsin, lambda ans, x: rsqrt_p.bind(_one_minus_square(x))),
     ("acos", np.arccos, lambda ans, x: neg(rsqrt_p.bind(_one_minus_square(x)))),
-    ("atan", np.arctan, lambda ans, x: div(const(x, 1), add(const(x, 1), square_p.bind(x)))),
+    ("atan", np.arctan,
+     lambda ans, x: div(scalar_like(x, 1), add(scalar_like(x, 1), square_p.bind(x)))),
     ("sinh", np.sinh, lambda ans, x: cosh_p.bind(x)),
     ("cosh", np.cosh, lambda ans, x: sinh_p.bind(x)),
     ("tanh", np.tanh, lambda ans, x: _one_minus_square(ans)),
     ("asinh", np.arcsinh,
-     lambda ans, x: rsqrt_p.bind(add(square_p.bind(x), const(x, 1)))),
+     lambda ans, x: rsqrt_p.bind(add(square_p.bind(x), scalar_like(x, 1)))),
     # 1/sqrt(x^2 - 1) as JAX writes it (so x = -1 gives +inf, as there)
     ("acosh", np.arccosh,
-     lambda ans, x: rsqrt_p.bind(sub(square_p.bind(x), const(x, 1)))),
-    ("atanh", np.arctanh, lambda ans, x: div(const(x, 1), _one_minus_square(x))),
-    ("logistic", _logistic, lambda ans, x: mul(ans, sub(const(x, 1), ans))),
+     lambda ans, x: rsqrt_p.bind(sub(square_p.bind(x), scalar_like(x, 1)))),
+    ("atanh", np.arctanh, lambda ans, x: div(scalar_like(x, 1), _one_minus_square(x))),
+    ("logistic", _logistic, lambda ans, x: mul(ans, sub(scalar_like(x, 1), ans))),
 ]
 
 # how each lowers: the StableHLO op of that name, a CHLO op where StableHLO has none
@@ -124,7 +125,7 @@ def _pow_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
-    if x.dtype not in FLOATS or (y.dtype != x.dtype and y.dtype.kind not in "iu"):
+    if x.dtype not in float_dtypes or (y.dtype != x.dtype and y.dtype.kind not in "iu"):
         raise type_error(pow_p, (x, y), "needs a floating-point base and an exponent of the "
                          "base's dtype or of an integer dtype",
                          "convert the operands, or use plugax.numpy.power, which promotes")
@@ -136,17 +137,17 @@ def _pow_dx(g, ans, x, y):
     x == 0 gives 0 * inf = NaN there, as in JAX."""
     integer = get_aval(y).dtype.kind in "iu"
     yf = convert(y, get_aval(x).dtype)
-    slope = mul(yf, pow_p.bind(x, sub(yf, const(yf, 1))))
+    slope = mul(yf, pow_p.bind(x, sub(yf, scalar_like(yf, 1))))
     if not integer:
         return mul(g, slope)
-    y_zero = eq_p.bind(yf, const(yf, 0))
+    y_zero = eq_p.bind(yf, scalar_like(yf, 0))
     return mul(g, select_n_p.bind(y_zero, slope, zeros_like(slope)))
 
 
 def _pow_dy(g, ans, x, y):
     """log(x) * x**y, taken as 0 where x == 0 (the limit from x > 0 when y > 0)."""
-    x_zero = eq_p.bind(x, const(x, 0))
-    safe_x = select_n_p.bind(x_zero, x, add(zeros_like(x), const(x, 1)))
+    x_zero = eq_p.bind(x, scalar_like(x, 0))
+    safe_x = select_n_p.bind(x_zero, x, add(zeros_like(x), scalar_like(x, 1)))
     return mul(g, mul(ans, log_p.bind(safe_x)))
 
 

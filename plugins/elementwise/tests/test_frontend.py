@@ -10,7 +10,7 @@ from hypothesis.extra import numpy as hnp
 import plugax
 import plugax.numpy as pnp
 from plugax.testing import x64
-from plugax_elementwise.promote import BroadcastError, promote_args, result_type
+from plugax.extend import BroadcastError, promote_args, promoted_type
 
 
 @pytest.fixture(autouse=True)
@@ -210,8 +210,8 @@ def test_promote_args_helper():
     assert (x.dtype, x.shape, y.dtype, y.weak_type) == (np.float32, (2, 1), np.float32, True)
     x, y = promote_args("f", np.ones(3, np.float64), np.ones((2, 3), np.int32))
     assert x.shape == y.shape == (2, 3) and x.dtype == np.float32
-    assert result_type("f", [1, np.int8(1)], category="inexact") == (np.float32, False)
-    assert result_type("f", [plugax.ShapedArray((), np.int8), plugax.ShapedArray((), np.uint8)]) \
+    assert promoted_type("f", [1, np.int8(1)], category="inexact") == (np.float32, False)
+    assert promoted_type("f", [plugax.ShapedArray((), np.int8), plugax.ShapedArray((), np.uint8)]) \
         == (np.int16, False)
     with pytest.raises(BroadcastError, match=r"myfn: .*shapes \(2,\) \(3,\)"):
         promote_args("myfn", np.ones(2), np.ones(3))

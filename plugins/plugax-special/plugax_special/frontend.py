@@ -14,8 +14,7 @@ import numpy as np
 
 import plugax.lax as lax
 import plugax.numpy as pnp
-from plugax.dtypes import default_float_dtype
-from plugax.extend import get_aval
+from plugax.extend import default_float_dtype, get_aval
 
 from .primitives import digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p, polygamma_p
 

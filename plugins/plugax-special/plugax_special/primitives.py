@@ -18,7 +18,7 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax.extend import (Primitive, RuleSet, defbroadcasting, defjvp, defvectorized,
-                           get_aval, same_dtypes)
+                           is_float, same_dtypes, scalar_like)
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "polygamma_p", "RULES"]
 
@@ -26,12 +26,8 @@ erf_p, erfc_p, erf_inv_p = Primitive("erf"), Primitive("erfc"), Primitive("erf_i
 lgamma_p, digamma_p, polygamma_p = Primitive("lgamma"), Primitive("digamma"), Primitive("polygamma")
 
 
-def _is_float(dtype: np.dtype) -> bool:
-    return dtype.kind == "f" or dtype.name == "bfloat16"
-
-
 def _floats(prim: Primitive) -> Callable:
-    return same_dtypes(prim, _is_float, "a floating-point dtype")
+    return same_dtypes(prim, is_float, "a floating-point dtype")
 
 
 def _scipy(name: str) -> Callable:
@@ -69,17 +65,14 @@ _AT_POLES = {
 }
 
 
-def _const(x: Any, value: float) -> np.ndarray:
-    """A rank-0 constant of x's dtype: lax ops broadcast rank-0 operands."""
-    return np.asarray(value, get_aval(x).dtype)
-
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 def _erf_derivative(x: Any) -> Any:
     """d erf(x) = 2/sqrt(pi) * exp(-x^2)."""
-    return lax.mul(_const(x, _TWO_OVER_SQRT_PI), lax.exp(lax.neg(lax.square(x))))
+    return lax.mul(scalar_like(x, _TWO_OVER_SQRT_PI, weak_type=False),
+                   lax.exp(lax.neg(lax.square(x))))
 
 
 # (primitive, impl, derivative(ans, x), CHLO op): the jvp is tangent * derivative.
@@ -88,10 +81,12 @@ _UNARY: list[tuple[Primitive, Callable, Callable, str]] = [
     (erfc_p, "erfc", lambda ans, x: lax.neg(_erf_derivative(x)), "erfc"),
     # erf_inv(erf(y)) = y: the derivative is 1 / erf'(ans) = sqrt(pi)/2 * exp(ans^2)
     (erf_inv_p, "erfinv",
-     lambda ans, x: lax.mul(_const(x, 1 / _TWO_OVER_SQRT_PI), lax.exp(lax.square(ans))),
+     lambda ans, x: lax.mul(scalar_like(x, 1 / _TWO_OVER_SQRT_PI, weak_type=False),
+                            lax.exp(lax.square(ans))),
      "erf_inv"),
     (lgamma_p, "gammaln", lambda ans, x: digamma_p.bind(x), "lgamma"),
-    (digamma_p, "digamma", lambda ans, x: polygamma_p.bind(_const(x, 1.0), x), "digamma"),
+    (digamma_p, "digamma",
+     lambda ans, x: polygamma_p.bind(scalar_like(x, 1.0, weak_type=False), x), "digamma"),
 ]
 
 
@@ -113,7 +108,7 @@ def _unary(prim: Primitive, impl: Callable, derivative: Callable, op: str) -> Ru
 
 def _polygamma_dx(g: Any, ans: Any, m: Any, x: Any) -> Any:
     """d/dx polygamma(m, x) = polygamma(m + 1, x)."""
-    return lax.mul(g, polygamma_p.bind(lax.add(m, _const(m, 1.0)), x))
+    return lax.mul(g, polygamma_p.bind(lax.add(m, scalar_like(m, 1.0, weak_type=False)), x))
 
 
 # polygamma(m, x): m is an order (a whole number), not differentiable, as in JAX.

@@ -9,11 +9,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import Array, Primitive, ShapedArray, ShapeError, get_aval
+from plugax.extend import Primitive, ShapedArray, ShapeError
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
            "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_NUMBER", "LOGICAL", "dtype_check",
-           "scalar_like", "lowest", "highest"]
+           "lowest", "highest"]
 
 
 def shape_error(prim: Primitive, aval: ShapedArray, problem: str, fix: str,
@@ -81,11 +81,6 @@ def dtype_check(prim: Primitive, accepts: tuple[Callable[[np.dtype], bool], str]
         raise shape_error(prim, aval, f"does not accept dtype {aval.dtype.name} (it needs "
                           f"{kinds})", "convert with plugax.lax.convert_element_type, or "
                           "use plugax.numpy, which converts", **params)
-
-
-def scalar_like(value: Any, like: Any) -> Array:
-    """A rank-0 constant with `like`'s dtype (a literal when traced)."""
-    return Array(np.asarray(value, get_aval(like).dtype))
 
 
 def lowest(dtype: np.dtype) -> Any:

@@ -14,9 +14,9 @@ from typing import Any, Callable
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
-                           is_undefined_primal)
+                           is_undefined_primal, scalar_like)
 
-from ._common import NUMBER, REAL_NUMBER, dtype_check, scalar_like, shape_error
+from ._common import NUMBER, REAL_NUMBER, dtype_check, shape_error
 from .lowering import scan_lowering
 
 cumsum_p = Primitive("cumsum")
@@ -77,7 +77,8 @@ def _interleave(a: Any, b: Any, axis: int) -> Any:
     same = get_aval(a).shape[axis] == get_aval(b).shape[axis]
     pad_a, pad_b = [(0, 0, 0)] * get_aval(a).ndim, [(0, 0, 0)] * get_aval(b).ndim
     pad_a[axis], pad_b[axis] = (0, 1 if same else 0, 1), (1, 0 if same else 1, 1)
-    return lax.add(lax.pad(a, scalar_like(0, a), pad_a), lax.pad(b, scalar_like(0, b), pad_b))
+    return lax.add(lax.pad(a, scalar_like(a, 0, weak_type=False), pad_a),
+                   lax.pad(b, scalar_like(b, 0, weak_type=False), pad_b))
 
 
 def associative_scan(combine: Callable, x: Any, axis: int, reverse: bool) -> Any:

@@ -14,14 +14,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from plugax import dtypes
-from plugax.extend import Array, Primitive, Tracer, canonicalize_dtype, get_aval, shared_constant
+from plugax.extend import (Array, Primitive, Tracer, bfloat16, bool_, canonicalize_dtype,
+                           default_float_dtype, default_int_dtype, float16, float32, get_aval,
+                           issubdtype_inexact, scalar_like, shared_constant)
 
 from . import cumulative as C
 from . import reduce as R
-from ._common import canonical_axes, highest, lowest, scalar_like
+from ._common import canonical_axes, highest, lowest
 
-_NARROW_FLOATS = (dtypes.float16, dtypes.bfloat16)
+_NARROW_FLOATS = (float16, bfloat16)
 
 
 def _asarray(a: Any) -> Any:
@@ -44,8 +45,8 @@ def _cast(x: Any, dtype: Any) -> Any:
 
 def _accumulator(dtype: np.dtype) -> np.dtype:
     """JAX's promote_integers: bool and integers narrower than the default int widen."""
-    wide = dtypes.default_int_dtype()
-    if dtype == dtypes.bool_ or (dtype.kind == "i" and dtype.itemsize < wide.itemsize):
+    wide = default_int_dtype()
+    if dtype == bool_ or (dtype.kind == "i" and dtype.itemsize < wide.itemsize):
         return wide
     if dtype.kind == "u" and dtype.itemsize < wide.itemsize:
         return canonicalize_dtype(np.dtype(f"u{wide.itemsize}"))
@@ -54,11 +55,11 @@ def _accumulator(dtype: np.dtype) -> np.dtype:
 
 def _inexact(dtype: np.dtype) -> np.dtype:
     """mean/var of integers and bools are floats of the default width."""
-    return dtype if dtypes.issubdtype_inexact(dtype) else dtypes.default_float_dtype()
+    return dtype if issubdtype_inexact(dtype) else default_float_dtype()
 
 
 def _computation(dtype: np.dtype) -> np.dtype:
-    return dtypes.float32 if dtype in _NARROW_FLOATS else dtype
+    return float32 if dtype in _NARROW_FLOATS else dtype
 
 
 def _keep(r: Any, axes: tuple, keepdims: bool) -> Any:
@@ -129,7 +130,7 @@ def _mask_of(name: str, where: Any, shape: tuple) -> Any:
     """`where` as a boolean mask of `shape` (JAX rejects non-boolean masks, so do we)."""
     import plugax.numpy as pnp
     mask = _asarray(where)
-    if mask.dtype != dtypes.bool_:
+    if mask.dtype != bool_:
         raise ValueError(f"plugax.numpy.{name}: where must be None or a boolean array; got "
                          f"dtype {mask.dtype} (compare first, e.g. where=x > 0)")
     return pnp.broadcast_to(mask, shape)
@@ -139,7 +140,7 @@ def _masked(name: str, x: Any, where: Any, fill: Any) -> Any:
     """`x` where the mask holds, else `fill` (the reduction's identity)."""
     import plugax.lax as lax
     shape = get_aval(x).shape
-    filler = scalar_like(fill, x)
+    filler = scalar_like(x, fill, weak_type=False)
     filler = lax.broadcast_in_dim(filler, shape, ()) if shape else filler
     return lax.select_n(_mask_of(name, where, shape), filler, x)
 
@@ -162,9 +163,9 @@ max_ = _reduction("max", R.reduce_max_p, lambda d: d, "Maximum over `axis`.",
                   has_dtype=False, identity=False)
 min_ = _reduction("min", R.reduce_min_p, lambda d: d, "Minimum over `axis`.",
                   has_dtype=False, identity=False)
-all_ = _reduction("all", R.reduce_and_p, lambda d: dtypes.bool_,
+all_ = _reduction("all", R.reduce_and_p, lambda d: bool_,
                   "Whether every element over `axis` is true.", has_dtype=False)
-any_ = _reduction("any", R.reduce_or_p, lambda d: dtypes.bool_,
+any_ = _reduction("any", R.reduce_or_p, lambda d: bool_,
                   "Whether some element over `axis` is true.", has_dtype=False)
 
 
@@ -194,7 +195,8 @@ def _masked_sum_and_count(name: str, x: Any, axes: tuple, where: Any) -> tuple:
 def _divide_counted(s: Any, count: Any) -> Any:
     """s / count, NaN where count <= 0 (a traced count: JAX's var does the same)."""
     import plugax.lax as lax
-    zero, nan, shape = scalar_like(0, count), scalar_like(np.nan, s), get_aval(s).shape
+    zero, nan = scalar_like(count, 0, weak_type=False), scalar_like(s, np.nan, weak_type=False)
+    shape = get_aval(s).shape
     nan = lax.broadcast_in_dim(nan, shape, ()) if shape else nan
     return lax.select_n(lax.gt(count, zero), nan, lax.div(s, count))
 
@@ -235,7 +237,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: None = None, ddof: int
         r = _divide(R.reduce_sum_p.bind(lax.mul(dev, dev), axes=axes), n - ddof)
     else:
         s, count = _masked_sum_and_count("var", lax.mul(dev, dev), axes, where)
-        r = _divide_counted(s, lax.sub(count, scalar_like(ddof, count)))
+        r = _divide_counted(s, lax.sub(count, scalar_like(count, ddof, weak_type=False)))
     return _cast(_keep(r, axes, keepdims), target)
 
 
@@ -257,7 +259,7 @@ def _arg(prim: Primitive) -> Callable:
             x, axes = lax.reshape(x, (get_aval(x).size,)), (0,)
         else:
             axes = canonical_axes(axis, ndim)
-        r = prim.bind(x, axes=axes, index_dtype=dtypes.default_int_dtype())
+        r = prim.bind(x, axes=axes, index_dtype=default_int_dtype())
         if keepdims:
             return lax.expand_dims(r, tuple(range(ndim)) if axis is None else axes)
         return r
@@ -278,7 +280,7 @@ def _cumulative(prim: Primitive) -> Callable:
             x, axis = lax.reshape(x, (get_aval(x).size,)), 0
         aval = get_aval(x)
         (axis,) = canonical_axes(axis, aval.ndim)
-        default = dtypes.default_int_dtype() if aval.dtype == dtypes.bool_ else aval.dtype
+        default = default_int_dtype() if aval.dtype == bool_ else aval.dtype
         target = canonicalize_dtype(dtype) if dtype is not None else default
         return prim.bind(_cast(x, target), axis=axis, reverse=False)
     cumulative.__name__ = prim.name

@@ -15,10 +15,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, broadcast_in_dim,
-                           canonicalize_dtype, defjvp, get_aval, reduce_sum_p)
+                           canonicalize_dtype, defjvp, get_aval, reduce_sum_p, scalar_like)
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
-                      lowest, scalar_like, shape_error)
+                      lowest, shape_error)
 from .lowering import arg_lowering, fold_lowering
 
 reduce_prod_p = Primitive("reduce_prod")
@@ -108,7 +108,7 @@ def _product_tree(x: Any) -> Any:
         second = lax.slice(x, (n1,) + (0,) * (len(shape) - 1), shape)
         if shape[0] - n1 != n1:
             config = [(0, 1, 0)] + [(0, 0, 0)] * (len(shape) - 1)
-            second = lax.pad(second, scalar_like(1, x), config)
+            second = lax.pad(second, scalar_like(x, 1, weak_type=False), config)
         x = lax.mul(first, second)
     return lax.reshape(x, get_aval(x).shape[1:])
 

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
-                           first_weak, is_undefined_primal, moveaxis)
+                           checked_impl, first_weak, is_undefined_primal, linear_jvp, moveaxis,
+                           shape_error)
 
-from ._common import (checked, index_dtype_ok, linear_jvp, lowering_of, shape_error, to_front,
-                      zeros)
+from ._common import index_dtype_ok, lowering_of, to_front, zeros
 
 iota_p = Primitive("iota")
 gather_p = Primitive("gather")
@@ -53,7 +53,7 @@ def _iota_abstract_eval(ctx, *, dtype, shape, dimension):
     return ShapedArray(shape, dtype, False)
 
 
-def _iota_impl(ctx, *, dtype, shape, dimension):
+def _iota_impl(*, dtype, shape, dimension):
     along = np.arange(shape[dimension], dtype=dtype)
     return np.broadcast_to(np.expand_dims(along, [i for i in range(len(shape))
                                                   if i != dimension]), shape)
@@ -108,7 +108,7 @@ def _flat_layout(x_shape, idx, dn):
     return np.arange(nb)[:, None], flat_idx, batch + ishape + rest, perm
 
 
-def _gather_impl(ctx, x, idx, *, dimension_numbers):
+def _gather_impl(x, idx, *, dimension_numbers):
     dn = dimension_numbers
     rows, flat_idx, gathered_shape, perm = _flat_layout(x.shape, idx, dn)
     moved = np.moveaxis(x, dn.axis, dn.batch_dims)
@@ -148,7 +148,7 @@ def _scatter_add_abstract_eval(ctx, operand, indices, updates, *, dimension_numb
     return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
 
-def _scatter_add_impl(ctx, x, idx, updates, *, dimension_numbers):
+def _scatter_add_impl(x, idx, updates, *, dimension_numbers):
     dn = dimension_numbers
     rows, flat_idx, gathered_shape, perm = _flat_layout(x.shape, idx, dn)
     moved = np.moveaxis(x, dn.axis, dn.batch_dims)
@@ -191,13 +191,13 @@ def _no_tangent(ctx, primals, tangents, **params):
 RULES = [
     # iota has no operands, so no transformation ever reaches a jvp or vmap rule of it;
     # the jvp rule only documents that its output has no tangent.
-    RuleSet(primitive=iota_p, impl=checked(_iota_impl, _iota_abstract_eval),
+    RuleSet(primitive=iota_p, impl=checked_impl(_iota_impl, _iota_abstract_eval),
             abstract_eval=_iota_abstract_eval, jvp=_no_tangent, lowering=lowering_of(iota_p)),
-    RuleSet(primitive=gather_p, impl=checked(_gather_impl, _gather_abstract_eval),
+    RuleSet(primitive=gather_p, impl=checked_impl(_gather_impl, _gather_abstract_eval),
             abstract_eval=_gather_abstract_eval,
             jvp=linear_jvp(gather_p, [0]), batching=_gather_vmap, transpose=_gather_transpose, lowering=lowering_of(gather_p)),
     RuleSet(primitive=scatter_add_p,
-            impl=checked(_scatter_add_impl, _scatter_add_abstract_eval),
+            impl=checked_impl(_scatter_add_impl, _scatter_add_abstract_eval),
             abstract_eval=_scatter_add_abstract_eval, jvp=linear_jvp(scatter_add_p, [0, 2]),
             batching=_scatter_add_vmap, transpose=_scatter_add_transpose, lowering=lowering_of(scatter_add_p)),
 ]

@@ -13,8 +13,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax import dtypes
-from plugax.extend import Array, Tracer, array_value, canonicalize_dtype, get_aval
+from plugax.extend import (Array, Tracer, array_value, bfloat16, canonicalize_dtype,
+                           default_float_dtype, dtype_of_value, float16, float32, get_aval,
+                           issubdtype_inexact, result_type)
 
 from . import indexing, slicing, structural
 from ._common import canonical_axes, canonical_axis, normalized_indices
@@ -48,7 +49,7 @@ def _convert(x: Any, dtype: Any, weak_type: bool = False) -> Any:
 
 def _promote(*xs: Any) -> list:
     """Operands converted to their JAX result type (weak Python scalars yield)."""
-    dtype, weak = dtypes.result_type(*xs)
+    dtype, weak = result_type(*xs)
     return [x if get_aval(x).dtype == dtype and get_aval(x).weak_type == weak
             else _convert(x, dtype, weak) for x in xs]
 
@@ -63,7 +64,7 @@ def asarray(a: Any, dtype: Any = None, copy: Any = None) -> Any:
         return a if dtype is None else _convert(a, dtype, False)
     if dtype is None:
         weak = type(a) in _SCALARS and type(a) is not bool   # bools are never weak (JAX)
-        dtype = dtypes.dtype_of_value(a) if weak else canonicalize_dtype(np.asarray(a).dtype)
+        dtype = dtype_of_value(a) if weak else canonicalize_dtype(np.asarray(a).dtype)
         return Array(np.asarray(a, dtype), weak)
     return Array(np.asarray(a, canonicalize_dtype(dtype)))
 
@@ -79,7 +80,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """`fill_value` broadcast to `shape` (one broadcast_in_dim of a scalar when traced);
     weakly typed when no dtype is given and the fill is (a Python scalar), as in JAX."""
     if dtype is None:
-        dtype, weak = dtypes.result_type(fill_value)
+        dtype, weak = result_type(fill_value)
         return _filled(shape, fill_value, dtype, weak)
     return _filled(shape, fill_value, dtype, False)
 
@@ -89,11 +90,11 @@ def _filled(shape: Any, fill_value: Any, dtype: Any, weak: bool) -> Any:
 
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
-    return full(shape, 0, dtype or dtypes.default_float_dtype())
+    return full(shape, 0, dtype or default_float_dtype())
 
 
 def ones(shape: Any, dtype: Any = None) -> Any:
-    return full(shape, 1, dtype or dtypes.default_float_dtype())
+    return full(shape, 1, dtype or default_float_dtype())
 
 
 def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
@@ -128,14 +129,14 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
         if isinstance(a, Tracer) or np.ndim(a) != 0:
             raise ValueError(f"arange: arguments must be concrete scalars, got {a!r:.60} "
                              "(the length of the result must be known)")
-    dtype = canonicalize_dtype(dtype) if dtype is not None else dtypes.result_type(*args)[0]
+    dtype = canonicalize_dtype(dtype) if dtype is not None else result_type(*args)[0]
     start, stop = _scalar(start), _scalar(stop)
     if step is None:
         i = np.arange(max(0, int(np.ceil(stop - start))))
         return Array((np.asarray(start).astype(dtype) + i.astype(dtype)).astype(dtype))
     step = _scalar(step)
     size = max(0, int(np.ceil((stop - start) / step)))
-    work = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+    work = float32 if dtype in (float16, bfloat16) else dtype
     with np.errstate(over="ignore"):
         values = np.asarray(start).astype(work) + np.asarray(step).astype(work) * \
             np.arange(size).astype(work)
@@ -158,7 +159,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
     start, stop = asarray(start), asarray(stop)
     if dtype is None:
-        dtype = _inexact(dtypes.result_type(start, stop)[0])
+        dtype = _inexact(result_type(start, stop)[0])
     dtype = canonicalize_dtype(dtype)
     compute = _inexact(dtype)
     start, stop = _convert(start, compute), _convert(stop, compute)
@@ -189,11 +190,11 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 
 
 def _inexact(dtype: np.dtype) -> np.dtype:
-    return dtype if dtypes.issubdtype_inexact(dtype) else dtypes.default_float_dtype()
+    return dtype if issubdtype_inexact(dtype) else default_float_dtype()
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
-    return _eager(np.eye(N, M, k), dtype or dtypes.default_float_dtype())
+    return _eager(np.eye(N, M, k), dtype or default_float_dtype())
 
 
 # --- rearranging --------------------------------------------------------------------------

@@ -13,11 +13,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, deflinear, get_aval,
-                           first_weak, is_undefined_primal, moveaxis)
+from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, checked_impl,
+                           deflinear, first_weak, get_aval, is_undefined_primal, linear_jvp,
+                           moveaxis, shape_error, unary_transpose)
 
-from ._common import (checked, defshape, index_dtype_ok, linear_jvp, lowering_of,
-                      normalized_indices, shape_error, to_front, unary_transpose, zeros)
+from ._common import defshape, index_dtype_ok, lowering_of, normalized_indices, to_front, zeros
 from .structural import broadcast_in_dim
 
 slice_p = Primitive("slice")
@@ -100,7 +100,7 @@ def _pad_abstract_eval(ctx, aval, pv, *, padding_config):
     return ShapedArray(shape, aval.dtype, aval.weak_type and pv.weak_type)
 
 
-def _pad_impl(ctx, x, pv, *, padding_config):
+def _pad_impl(x, pv, *, padding_config):
     shape = [lo + hi + n + max(n - 1, 0) * i for n, (lo, hi, i) in zip(x.shape, padding_config)]
     out = np.full(shape, pv, dtype=x.dtype)
     src, dst = [], []
@@ -144,7 +144,7 @@ def _pad_vmap(ctx, args, dims, *, padding_config):
     config = ((0, 0, 0),) + padding_config
     padded = bind(pad_p, x, Array(np.zeros((), aval.dtype)), padding_config=config)
     shape = get_aval(padded).shape
-    mask = _pad_impl(None, np.zeros(aval.shape[1:], bool), np.True_,
+    mask = _pad_impl(np.zeros(aval.shape[1:], bool), np.True_,
                      padding_config=padding_config)
     mask = broadcast_in_dim(Array(mask), shape, tuple(range(1, len(shape))))
     pv = broadcast_in_dim(moveaxis(pv, dpv, 0), shape, (0,))
@@ -176,7 +176,7 @@ def _concatenate_abstract_eval(ctx, *avals, dimension):
     return ShapedArray(shape, first.dtype, all(a.weak_type for a in avals))
 
 
-def _concatenate_impl(ctx, *xs, dimension):
+def _concatenate_impl(*xs, dimension):
     return np.concatenate(xs, dimension)
 
 
@@ -227,7 +227,7 @@ def _dynamic_slice_abstract_eval(ctx, aval, *starts, slice_sizes):
     return ShapedArray(slice_sizes, aval.dtype, aval.weak_type)
 
 
-def _dynamic_slice_impl(ctx, x, *starts, slice_sizes):
+def _dynamic_slice_impl(x, *starts, slice_sizes):
     starts = _clamped(starts, x.shape, slice_sizes)
     return x[tuple(np.s_[s:s + z] for s, z in zip(starts, slice_sizes))]
 
@@ -310,7 +310,7 @@ def _dynamic_update_slice_abstract_eval(ctx, aval, upd, *starts):
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type and upd.weak_type)
 
 
-def _dynamic_update_slice_impl(ctx, x, upd, *starts):
+def _dynamic_update_slice_impl(x, upd, *starts):
     starts = _clamped(starts, x.shape, upd.shape)
     out = np.array(x, copy=True)
     out[tuple(np.s_[s:s + z] for s, z in zip(starts, upd.shape))] = upd
@@ -361,19 +361,20 @@ def lax_dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[
 
 RULES = [
     defshape(slice_p, _slice_impl, _slice_shape, transpose=_slice_transpose, batching=_slice_vmap),
-    RuleSet(primitive=pad_p, impl=checked(_pad_impl, _pad_abstract_eval),
+    RuleSet(primitive=pad_p, impl=checked_impl(_pad_impl, _pad_abstract_eval),
             abstract_eval=_pad_abstract_eval,
             jvp=deflinear(pad_p), batching=_pad_vmap, transpose=_pad_transpose, lowering=lowering_of(pad_p)),
-    RuleSet(primitive=concatenate_p, impl=checked(_concatenate_impl, _concatenate_abstract_eval),
+    RuleSet(primitive=concatenate_p,
+            impl=checked_impl(_concatenate_impl, _concatenate_abstract_eval),
             abstract_eval=_concatenate_abstract_eval, jvp=deflinear(concatenate_p),
             batching=_concatenate_vmap, transpose=_concatenate_transpose,
             lowering=lowering_of(concatenate_p)),
     RuleSet(primitive=dynamic_slice_p,
-            impl=checked(_dynamic_slice_impl, _dynamic_slice_abstract_eval),
+            impl=checked_impl(_dynamic_slice_impl, _dynamic_slice_abstract_eval),
             abstract_eval=_dynamic_slice_abstract_eval, jvp=linear_jvp(dynamic_slice_p, [0]),
             batching=_dynamic_slice_vmap, transpose=_dynamic_slice_transpose, lowering=lowering_of(dynamic_slice_p)),
     RuleSet(primitive=dynamic_update_slice_p,
-            impl=checked(_dynamic_update_slice_impl, _dynamic_update_slice_abstract_eval),
+            impl=checked_impl(_dynamic_update_slice_impl, _dynamic_update_slice_abstract_eval),
             abstract_eval=_dynamic_update_slice_abstract_eval,
             jvp=linear_jvp(dynamic_update_slice_p, [0, 1]), batching=_dynamic_update_slice_vmap,
             transpose=_dynamic_update_slice_transpose,

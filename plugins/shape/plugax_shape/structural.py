@@ -14,9 +14,9 @@ import numpy as np
 # broadcast_in_dim, reshape and transpose are re-exported: numpy_api and slicing use them
 # from here, as when this module defined them
 from plugax.extend import (Primitive, ShapedArray, bind, broadcast_in_dim, get_aval,  # noqa: F401
-                           reshape, transpose)
+                           reshape, shape_error, transpose, unary_transpose)
 
-from ._common import canonical_axes, defshape, shape_error, unary_transpose
+from ._common import canonical_axes, defshape
 
 squeeze_p = Primitive("squeeze")
 rev_p = Primitive("rev")

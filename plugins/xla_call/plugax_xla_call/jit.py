@@ -27,12 +27,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import plugax
 import plugax.tree_util as tu
-from plugax.config import config as _config
 from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, active_overrides,
-                           canonicalize_dtype, current_trace, eval_trace, flatten_fun, get_aval,
-                           registry_version, signature_of, trace_state, trace_to_jaxpr)
+                           canonicalize_dtype, config as _config, current_trace, eval_trace,
+                           flatten_fun, get_aval, registry_version, signature_of, trace_state,
+                           trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
@@ -151,9 +150,6 @@ class _Entry:
         return outs[0] if self.single else self._build(outs)
 
 
-_registry = plugax.registry
-
-
 def _output_builder(tree: Any) -> Callable[[list], Any]:
     """How to rebuild the output pytree from its leaves, decided once per entry:
     a flat tuple, list or dict of leaves is rebuilt directly, anything deeper by
@@ -212,7 +208,7 @@ class JitFunction:
                     except AttributeError:  # a scalar or NumPy array further on
                         leaves, key = _fast_key(args)
                 entry = caches[1 if _config.enable_x64 else 0].get(key)
-                if entry is not None and entry.version == _registry.version:
+                if entry is not None and entry.version == registry_version():
                     return entry.call(leaves)
             return slow(args, kwargs)
 

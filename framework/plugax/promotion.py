@@ -1,9 +1,11 @@
 """NumPy-style argument handling: JAX dtype promotion and NumPy broadcasting.
 
-Every family's `plugax.numpy` functions that combine arrays use this module,
-so that `jnp.f(a, b)` means the same thing whichever plugin provides `f`::
+The kernel's, not a family's: every family's `plugax.numpy` functions that combine
+arrays (elementwise, dot, reductions, third parties) must agree on what
+`jnp.f(a, b)` means, so the rules live once here and plugins reach them through
+`plugax.extend`::
 
-    from plugax_elementwise.promote import promote_args
+    from plugax.extend import promote_args
     x, y = promote_args("dot", x, y)             # common dtype, common shape
     x, = promote_args("sum", x, category="numeric")   # bool -> default int
 
@@ -16,15 +18,15 @@ promote_args(fn_name, *args, category=None, keep_scalars=True) -> list
     2. conversion: a Python scalar becomes `Array(np.asarray(x, dtype), <result weak>)`,
        traced as an inline literal; a NumPy value is converted on the spot (a
        constant); an Array or tracer of another (dtype, weak_type) goes through
-       `convert_element_type[new_dtype=.. weak_type=<result weak>]`.
+       `convert_element_type[new_dtype=.. weak_type=<result weak>]` (the kernel's).
     3. shape: NumPy broadcasting. Operands of the result shape are left alone,
        and so are rank-0 ones when `keep_scalars` (lax ops broadcast those
        themselves, which keeps jaxprs short); every other operand goes through
-       `broadcast_in_dim` (the kernel's, from plugax.extend).
+       the kernel's `broadcast_in_dim`.
 
 promote_dtypes(fn_name, *args, category=None) -> list     steps 1 and 2 only
 broadcast_arrays(fn_name, *args, keep_scalars=True) -> list   step 3 only
-result_type(fn_name, avals, category=None) -> (dtype, weak_type)   step 1 only
+promoted_type(fn_name, avals, category=None) -> (dtype, weak_type)   step 1 only
     (`avals`: the operands' ShapedArrays, or the operands themselves)
 
 Errors name `fn_name`: a non-array argument raises TypeError, shapes that do
@@ -37,14 +39,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax import config, dtypes
-from plugax.extend import Array, ShapedArray, ShapeError, Tracer, broadcast_in_dim
-
-from .selection import convert
+from . import dtypes
+from .config import config
+from .core.array import Array
+from .core.avals import ShapedArray
+from .core.trace import Tracer
+from .errors import ShapeError
+from .structural import broadcast_in_dim, convert_element_type as convert
 
 __all__ = ["promote_args", "promote_dtypes", "broadcast_arrays", "broadcast_shapes",
-           "broadcast_pair", "result_type",
-           "BroadcastError"]
+           "broadcast_pair", "promoted_type", "BroadcastError"]
 
 _SCALARS = (bool, int, float, complex)
 _CATEGORIES = (None, "inexact", "numeric")
@@ -81,7 +85,7 @@ def _result_type(types: tuple, category: str | None, x64: bool) -> tuple[np.dtyp
     return dtype, weak
 
 
-def result_type(fn_name: str, avals: Sequence[Any],
+def promoted_type(fn_name: str, avals: Sequence[Any],
                 category: str | None = None) -> tuple[np.dtype, bool]:
     """(dtype, weak_type) that operands promote to, adjusted for `category`.
 
@@ -127,7 +131,7 @@ def promote_dtypes(fn_name: str, *args: Any, category: str | None = None) -> lis
                 category == "inexact" and dtypes.issubdtype_inexact(same)) or (
                 category == "numeric" and same != dtypes.bool_)):
             return list(args)
-    dtype, weak = result_type(fn_name, args, category)
+    dtype, weak = promoted_type(fn_name, args, category)
     return [_convert(fn_name, x, dtype, weak) for x in args]
 
 
