@@ -95,3 +95,32 @@ def test_structural_errors_name_the_primitive_and_the_fix():
         lax.reshape(np.ones((2, 3)), (4,))
     with pytest.raises(ShapeError, match="primitive 'reduce_sum' does not accept dtype bool"):
         lax.reduce_sum(np.ones(2, bool), (0,))
+
+
+def test_split_and_concatenate_are_a_transpose_pair_checked_by_the_kit():
+    from plugax.testing import check_primitive, check_transpose
+    x = np.arange(15.0, dtype=np.float32).reshape(5, 3)
+    parts = S.split(x, (2, 0, 3), 0)
+    assert [p.shape for p in parts] == [(2, 3), (0, 3), (3, 3)]
+    np.testing.assert_array_equal(np.asarray(S.concatenate(parts, 0)), x)
+    check_primitive(S.split_p, x, sizes=(2, 3), axis=0, linear_argnums=0)
+    check_primitive(S.concatenate_p, x[:2], x[2:], dimension=0, linear_argnums=(0, 1))
+    check_transpose(S.split_p, x.T, sizes=(1, 4), axis=1, linear_argnums=0)
+    with pytest.raises(ShapeError, match="primitive 'split'.*add up"):
+        S.split(x, (2, 2), 0)
+
+
+def test_jacfwd_of_several_leaves_evaluates_the_function_once(toy):
+    calls = []
+
+    def f(p):
+        calls.append(1)
+        return {"y": toy.sin(p["a"]), "z": toy.sin(p["b"])}
+
+    params = {"a": np.array([0.1, 0.2], np.float32), "b": np.array([0.3, 0.4, 0.5], np.float32)}
+    jac = plugax.jacfwd(f)(params)
+    assert len(calls) == 1          # one vmap over the stacked basis, cut apart by split
+    np.testing.assert_allclose(jac["y"]["a"], np.diag(np.cos(params["a"])), rtol=1e-6)
+    np.testing.assert_allclose(jac["z"]["b"], np.diag(np.cos(params["b"])), rtol=1e-6)
+    assert jac["y"]["b"].shape == (2, 3) and not np.asarray(jac["y"]["b"]).any()
+    assert jac["z"]["a"].shape == (3, 2) and not np.asarray(jac["z"]["a"]).any()

@@ -34,7 +34,8 @@ from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, insta
                                    zeros_like_aval, tangent_aval)
 from .structural import (add_any, add_any_p, add_tangents, broadcast_in_dim, broadcast_in_dim_p,
                          convert_element_type, convert_element_type_p, reduce_sum, reduce_sum_p,
-                         reshape, reshape_p, transpose, transpose_p)
+                         reshape, reshape_p, transpose, transpose_p, concatenate,
+                         concatenate_p, split, split_p)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
                                     move_batch_axis)
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
@@ -78,7 +79,8 @@ __all__ = [
     "unary_transpose",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
-    "add_any", "add_any_p", "broadcast_in_dim", "broadcast_in_dim_p", "convert_element_type",
+    "add_any", "add_any_p", "concatenate", "concatenate_p", "split", "split_p",
+    "broadcast_in_dim", "broadcast_in_dim_p", "convert_element_type",
     "convert_element_type_p", "reduce_sum", "reduce_sum_p", "reshape", "reshape_p",
     "transpose", "transpose_p",
     "not_mapped", "moveaxis", "broadcast_batched", "bdim_at_front", "move_batch_axis",

@@ -13,11 +13,11 @@ Pytrees follow JAX: the result is structured like the output, and each output
 leaf holds a tree structured like the differentiated arguments (a tuple of
 them when `argnums` is a tuple), with leaves of shape `out.shape + in.shape`.
 
-With several input leaves (jacfwd) or output leaves (jacrev) there is one
-`vmap` per leaf, over that leaf's basis only (the other leaves get an unbatched
-zero (co)tangent). JAX instead stacks one basis for all leaves and cuts the
-result apart with `split`; doing so here would need a slicing primitive in the
-kernel, which no transformation needs otherwise.
+With several input leaves (jacfwd) or output leaves (jacrev), as in JAX, one
+basis is stacked for all of them (a concrete constant: leaf i's rows are its
+unit vectors, the other leaves' tangents zero there), so one `vmap` evaluates
+the function once, and the result is cut into one block per leaf with the
+kernel's `split`.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from .autodiff import vjp
 from .core.array import Array
 from .core.avals import get_aval
 from .interpreters import ad_util
-from .structural import reshape
+from .structural import reshape, split
 
 __all__ = ["jacfwd", "jacrev", "hessian"]
 
@@ -47,18 +47,26 @@ def _leaf_size(x: Any) -> int:
     return int(np.prod(get_aval(x).shape, dtype=np.int64))
 
 
-def _basis(x: Any) -> Array:
-    """The standard basis of leaf `x`'s tangent space: `(size,) + x.shape`, row k the
-    k-th unit vector, in the tangent dtype."""
-    aval = get_aval(x)
-    n = _leaf_size(x)
-    eye = np.eye(n, dtype=ad_util.tangent_aval(aval).dtype)
-    return Array(eye.reshape((n,) + aval.shape))
+def _stacked_basis(leaves: list) -> list[Array]:
+    """The standard basis of the leaves' joint tangent space, one array per leaf:
+    leaf i's is `(N,) + leaf.shape` for N the total size, its rows at leaf i's
+    offset the unit vectors and zero elsewhere, in the tangent dtype."""
+    sizes = [_leaf_size(x) for x in leaves]
+    total, start, basis = sum(sizes), 0, []
+    for x, n in zip(leaves, sizes):
+        aval = get_aval(x)
+        rows = np.zeros((total, n), ad_util.tangent_aval(aval).dtype)
+        rows[start:start + n] = np.eye(n, dtype=rows.dtype)
+        basis.append(Array(rows.reshape((total,) + aval.shape)))
+        start += n
+    return basis
 
 
-def _zeros(x: Any) -> Array:
-    aval = ad_util.tangent_aval(get_aval(x))
-    return Array(np.zeros(aval.shape, aval.dtype))
+def _blocks(jac: Any, axis: int, sizes: list[int]) -> list:
+    """`jac` cut along `axis` into pieces of `sizes` (itself when there is one)."""
+    if len(sizes) == 1:
+        return [jac]
+    return split(jac, sizes, axis % get_aval(jac).ndim)
 
 
 def _unravel(jac: Any, axis: int, leaf: Any) -> Any:
@@ -67,11 +75,6 @@ def _unravel(jac: Any, axis: int, leaf: Any) -> Any:
     leaf_shape = tuple(get_aval(leaf).shape)
     new = leaf_shape + shape[1:] if axis == 0 else shape[:-1] + leaf_shape
     return jac if new == shape else reshape(jac, new)
-
-
-def _one_hot_axes(n: int, i: int) -> tuple:
-    """vmap in_axes batching argument `i` of `n` only."""
-    return tuple(0 if j == i else None for j in range(n))
 
 
 def _check_float_inputs(leaves: list, name: str) -> None:
@@ -111,16 +114,13 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
             return y, y_dot
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
-        per_input = []      # per input leaf: the output leaves' Jacobian blocks
-        for i, x in enumerate(leaves):
-            tangents = [_basis(x) if j == i else _zeros(z) for j, z in enumerate(leaves)]
-            outs = vmap(pushfwd, in_axes=_one_hot_axes(len(leaves), i),
-                        out_axes=out_axes)(*tangents)
-            y_leaves, y_tree = tu.tree_flatten(outs[0])
-            per_input.append([_unravel(j, -1, x) for j in tu.tree_leaves(outs[1])])
+        outs = vmap(pushfwd, out_axes=out_axes)(*_stacked_basis(leaves))
+        y_tree = tu.tree_structure(outs[0])
+        sizes = [_leaf_size(x) for x in leaves]
         result = tu.tree_unflatten(y_tree, [
-            _input_tree([blocks[k] for blocks in per_input], in_tree, multiple)
-            for k in range(len(y_leaves))])
+            _input_tree([_unravel(b, -1, x) for b, x in zip(_blocks(jac, -1, sizes), leaves)],
+                        in_tree, multiple)
+            for jac in tu.tree_leaves(outs[1])])
         return (result, outs[2]) if has_aux else result
 
     return jac_f
@@ -139,14 +139,14 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
             y, pullback = vjp(f_partial, *dyn)
         y_leaves, y_tree = tu.tree_flatten(y)
         pull = lambda *cts: pullback(tu.tree_unflatten(y_tree, list(cts)))
-        rows = []           # per output leaf: its Jacobian blocks, one per input leaf
-        for j, out in enumerate(y_leaves):
-            cts = [_basis(out) if k == j else _zeros(o) for k, o in enumerate(y_leaves)]
-            blocks = vmap(pull, in_axes=_one_hot_axes(len(y_leaves), j))(*cts)
-            # each block: (out.size,) + in.shape
-            rows.append([_unravel(c, 0, out) for c in tu.tree_leaves(blocks)])
+        # per input leaf: (N,) + in.shape, N the outputs' total size
+        cts_in = tu.tree_leaves(vmap(pull)(*_stacked_basis(y_leaves)))
+        sizes = [_leaf_size(o) for o in y_leaves]
+        per_input = [_blocks(c, 0, sizes) for c in cts_in]
         result = tu.tree_unflatten(y_tree, [
-            _input_tree(blocks, in_tree, multiple) for blocks in rows])
+            _input_tree([_unravel(blocks[j], 0, out) for blocks in per_input], in_tree,
+                        multiple)
+            for j, out in enumerate(y_leaves)])
         return (result, aux) if has_aux else result
 
     return jac_f

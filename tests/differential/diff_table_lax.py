@@ -324,6 +324,10 @@ LAX.update({
         _c("dim1", _u((2, 1)), _u((2, 2)), dimension=1, smooth=True),
         _c("mixed", _u((2,)), _i((2,)), dimension=0)], grad=True,
         call=lambda fn, *xs, dimension: fn(list(xs), dimension)),
+    "split": _entry("split", lambda x, sizes, axis: np.split(x, np.cumsum(sizes)[:-1], axis), [
+        _c("axis0", _u((5, 3)), sizes=(2, 3), axis=0, smooth=True),
+        _c("axis1", _u((2, 4)), sizes=(1, 0, 3), axis=1, smooth=True),
+        _c("int", _i((4,)), sizes=(4,), axis=0)], grad=True),
 })
 
 

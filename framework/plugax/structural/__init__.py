@@ -18,6 +18,9 @@ primitive                why the kernel needs it
 ``convert_element_type`` every family converts dtypes with it (promotion, ``dtype=``,
                          predicates); it needs no other primitive, so the lowest family
                          depends on the kernel alone
+``split``                jacfwd/jacrev cut the Jacobian of a stacked basis into one block
+                         per leaf (one vmap, one evaluation of the function)
+``concatenate``          split's transpose (and split is its)
 =======================  ==================================================================
 
 That is the whole set: each one's rules (jvp, transpose, batching, lowering)
@@ -39,26 +42,30 @@ from typing import Callable
 from ..loader.hookspec import hookimpl
 from ..loader.ruleset import PluginInfo, RuleSet
 from . import add_any as _add_any, broadcast as _broadcast, convert as _convert, \
-    layout as _layout
+    layout as _layout, split as _split
 from .add_any import add_any, add_any_p, add_tangents
 from .broadcast import broadcast_in_dim, broadcast_in_dim_p, reduce_sum, reduce_sum_p
 from .convert import convert_element_type, convert_element_type_p, convert_value
 from .layout import moveaxis, reshape, reshape_p, transpose, transpose_p
+from .split import concatenate, concatenate_p, split, split_p
 from .rules import checked_impl, linear_jvp, shape_error, unary_transpose
 
 __all__ = ["add_any", "add_any_p", "add_tangents", "broadcast_in_dim", "broadcast_in_dim_p",
            "reduce_sum", "reduce_sum_p", "convert_element_type", "convert_element_type_p",
            "convert_value", "moveaxis", "reshape", "reshape_p", "transpose", "transpose_p",
+           "concatenate", "concatenate_p", "split", "split_p",
            "checked_impl", "linear_jvp", "shape_error", "unary_transpose",
            "structural_plugin", "LAX"]
 
-RULES: list[RuleSet] = [*_add_any.RULES, *_layout.RULES, *_broadcast.RULES, *_convert.RULES]
+RULES: list[RuleSet] = [*_add_any.RULES, *_layout.RULES, *_broadcast.RULES, *_convert.RULES,
+                        *_split.RULES]
 
 # add_any is no lax function in JAX either (it is `plugax.extend.add_any`)
 LAX: dict[str, Callable] = {
     "broadcast_in_dim": broadcast_in_dim, "reshape": reshape,
     "transpose": transpose, "reduce_sum": reduce_sum,
     "convert_element_type": convert_element_type,
+    "concatenate": concatenate, "split": split,
 }
 
 
@@ -69,7 +76,7 @@ class _StructuralPlugin:
     def plugax_plugin_info(self) -> PluginInfo:
         return PluginInfo(name="structural", description="the primitives transformations "
                           "need: add_any, broadcast_in_dim, reduce_sum, transpose, "
-                          "reshape, convert_element_type")
+                          "reshape, convert_element_type, concatenate, split")
 
     @hookimpl
     def plugax_primitive_rules(self) -> list[RuleSet]:

@@ -56,7 +56,11 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
             xs[i] = Array(rng.standard_normal(np.shape(xs[i])).astype(np.asarray(xs[i]).dtype),
                           xs[i].weak_type)
         out = target.fn(*xs)
-        ct = Array(rng.standard_normal(np.shape(out)).astype(np.asarray(out).dtype))
+        # a multiple-results primitive (split) takes one cotangent per output
+        outs = list(out) if prim.multiple_results else [out]
+        cts_out = [Array(rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype))
+                   for o in outs]
+        ct = cts_out if prim.multiple_results else cts_out[0]
         rule_args = [UndefPrimal(get_aval(x).strip_weak_type()) if i in nums else x
                      for i, x in enumerate(xs)]
         cts = rule(TRANSPOSE_CTX, ct, *rule_args, **params)
@@ -78,7 +82,7 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
                        f"got {got.str_short()}, the UndefPrimal is {want.str_short()} "
                        f"(a cotangent has exactly the UndefPrimal's shape and dtype; "
                        f"un-broadcast with reduce_sum where an operand was broadcast)")
-        lhs = _dot(ct, out)
+        lhs = sum(_dot(c, o) for c, o in zip(cts_out, outs))
         rhs = sum(_dot(instantiate(cts[i]), xs[i]) for i in nums)
         err = abs(lhs - rhs)
         scale = max(abs(lhs), abs(rhs))
@@ -87,7 +91,7 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
                    f"<ct, T(x)> = {lhs:.10g} but <T^T(ct), x> = {rhs:.10g}: abs error "
                    f"{err:.3g}, rel error {err / max(scale, 1e-300):.3g} "
                    f"(rtol={rtol:g}, atol={atol:g}; random x and ct, seeded; "
-                   f"ct is {_show(ct)})")
+                   f"ct is {', '.join(_show(c) for c in cts_out)})")
 
 
 def _dot(a: Any, b: Any) -> float:

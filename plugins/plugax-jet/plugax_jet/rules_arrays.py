@@ -33,7 +33,7 @@ def _chooser(prim: Primitive):
 
 
 STRUCTURAL = ("broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "rev",
-              "slice", "pad", "concatenate", "dynamic_slice", "dynamic_update_slice", "gather",
+              "slice", "pad", "concatenate", "split", "dynamic_slice", "dynamic_update_slice", "gather",
               "scatter-add", "copy")
 
 MAKERS: dict[str, Callable[[Primitive], Callable]] = {

@@ -1,7 +1,7 @@
 """StableHLO lowerings of the shape family.
 
 Most primitives map onto one StableHLO op with the same meaning (squeeze, rev,
-slice, pad, concatenate, iota; broadcast_in_dim, reshape and transpose are the
+slice, pad, iota; broadcast_in_dim, reshape and transpose are the
 kernel's, lowered in plugax.structural). The ones that take
 indices must agree with the impl on out-of-range indices, so they clamp
 explicitly before the op, the way the impl does:
@@ -52,10 +52,6 @@ def _slice(ctx, x, *, start_indices, limit_indices, strides):
 def _pad(ctx, x, padding_value, *, padding_config):
     lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
     return ctx.hlo.pad(x, padding_value, _i64(ctx, lo), _i64(ctx, hi), _i64(ctx, interior))
-
-
-def _concatenate(ctx, *xs, dimension):
-    return ctx.hlo.concatenate(list(xs), _int_attr(ctx, dimension))
 
 
 def _index_dtype(sizes: Sequence[int]) -> np.dtype:
@@ -167,7 +163,7 @@ def _scatter_add(ctx, x, idx, updates, *, dimension_numbers):
 
 LOWERINGS = {
     "squeeze": _squeeze, "rev": _rev, "slice": _slice, "pad": _pad,
-    "concatenate": _concatenate, "dynamic_slice": _dynamic_slice,
+    "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice, "iota": _iota, "gather": _gather,
     "scatter-add": _scatter_add,
 }

@@ -1,9 +1,9 @@
-"""Primitives that cut out or embed rectangular windows: slice, pad, concatenate,
-dynamic_slice, dynamic_update_slice.
+"""Primitives that cut out or embed rectangular windows: slice, pad,
+dynamic_slice, dynamic_update_slice (concatenate and split are the kernel's:
+the Jacobians need them; `concatenate` is re-exported here for the front end).
 
 They come in transpose pairs: the adjoint of cutting a window out is embedding it
-into zeros (slice <-> pad, dynamic_slice <-> dynamic_update_slice,
-concatenate -> one slice per operand). Start indices of the dynamic ones are
+into zeros (slice <-> pad, dynamic_slice <-> dynamic_update_slice). Start indices of the dynamic ones are
 operands (they may be traced) and are clamped so the window fits, as in XLA.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, checked_impl,
+from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, checked_impl, concatenate,
                            deflinear, first_weak, get_aval, is_undefined_primal, linear_jvp,
                            moveaxis, shape_error, unary_transpose)
 
@@ -22,7 +22,6 @@ from .structural import broadcast_in_dim
 
 slice_p = Primitive("slice")
 pad_p = Primitive("pad")
-concatenate_p = Primitive("concatenate")
 dynamic_slice_p = Primitive("dynamic_slice")
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
 
@@ -157,53 +156,6 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[Sequence[int]
         padding_value = Array(np.asarray(padding_value, get_aval(operand).dtype), True)
     return bind(pad_p, operand, padding_value,
                 padding_config=tuple(tuple(int(v) for v in c) for c in padding_config))
-
-
-# --- concatenate ---------------------------------------------------------------------------
-def _concatenate_abstract_eval(ctx, *avals, dimension):
-    first = avals[0] if avals else None
-    if first is None or not 0 <= dimension < first.ndim:
-        raise shape_error(concatenate_p, avals, "needs at least one operand and a valid axis",
-                          "pass operands of rank > dimension", dimension=dimension)
-    others = lambda a: a.shape[:dimension] + a.shape[dimension + 1:]
-    if any(a.ndim != first.ndim or others(a) != others(first) or a.dtype != first.dtype
-           for a in avals):
-        raise shape_error(concatenate_p, avals, "needs operands of one dtype whose shapes agree "
-                          "except along `dimension`", "reshape or convert the operands",
-                          dimension=dimension)
-    shape = list(first.shape)
-    shape[dimension] = sum(a.shape[dimension] for a in avals)
-    return ShapedArray(shape, first.dtype, all(a.weak_type for a in avals))
-
-
-def _concatenate_impl(*xs, dimension):
-    return np.concatenate(xs, dimension)
-
-
-def _concatenate_transpose(ctx, ct, *args, dimension):
-    """Each operand's cotangent is its own slice of the output's."""
-    out, start = [], 0
-    shape = get_aval(ct).shape
-    for x in args:
-        size = (x.aval if is_undefined_primal(x) else get_aval(x)).shape[dimension]
-        if is_undefined_primal(x):
-            lo = tuple(start if i == dimension else 0 for i in range(len(shape)))
-            hi = tuple(start + size if i == dimension else n for i, n in enumerate(shape))
-            out.append(slice(ct, lo, hi))
-        else:
-            out.append(None)
-        start += size
-    return out
-
-
-def _concatenate_vmap(ctx, args, dims, *, dimension):
-    moved = [to_front(x, d, ctx.axis_size) for x, d in zip(args, dims)]
-    return bind(concatenate_p, *moved, dimension=dimension + 1), 0
-
-
-def concatenate(operands: Sequence[Any], dimension: int) -> Any:
-    """lax.concatenate: join operands along `dimension`."""
-    return bind(concatenate_p, *operands, dimension=int(dimension))
 
 
 # --- dynamic_slice / dynamic_update_slice ----------------------------------------------------
@@ -364,11 +316,6 @@ RULES = [
     RuleSet(primitive=pad_p, impl=checked_impl(_pad_impl, _pad_abstract_eval),
             abstract_eval=_pad_abstract_eval,
             jvp=deflinear(pad_p), batching=_pad_vmap, transpose=_pad_transpose, lowering=lowering_of(pad_p)),
-    RuleSet(primitive=concatenate_p,
-            impl=checked_impl(_concatenate_impl, _concatenate_abstract_eval),
-            abstract_eval=_concatenate_abstract_eval, jvp=deflinear(concatenate_p),
-            batching=_concatenate_vmap, transpose=_concatenate_transpose,
-            lowering=lowering_of(concatenate_p)),
     RuleSet(primitive=dynamic_slice_p,
             impl=checked_impl(_dynamic_slice_impl, _dynamic_slice_abstract_eval),
             abstract_eval=_dynamic_slice_abstract_eval, jvp=linear_jvp(dynamic_slice_p, [0]),
@@ -381,5 +328,5 @@ RULES = [
             lowering=lowering_of(dynamic_update_slice_p)),
 ]
 
-LAX = {"slice": slice, "pad": pad, "concatenate": concatenate,
+LAX = {"slice": slice, "pad": pad,
        "dynamic_slice": lax_dynamic_slice, "dynamic_update_slice": lax_dynamic_update_slice}

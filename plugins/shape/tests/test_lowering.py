@@ -20,8 +20,8 @@ import plugax.numpy as pnp
 from plugax.testing import (ALL_DTYPES, check_lowering, check_lowerings, exact_values,
                             has_lowering, x64)
 from plugax_shape.indexing import GatherDimensionNumbers, gather_p, iota_p, scatter_add_p
-from plugax_shape.slicing import (concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
-                                  pad_p, slice_p)
+from plugax_shape.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
+from plugax.extend import concatenate_p   # the kernel's (with split, for the Jacobians)
 from plugax.extend import broadcast_in_dim_p, reshape_p, transpose_p   # the kernel's
 from plugax_shape.structural import rev_p, squeeze_p
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 import plugax
 import plugax.lax as lax
 from plugax.testing import DEFAULT_RULES, check_primitive, check_transpose, check_vmap, rand
-from plugax_shape.slicing import (concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
-                                  pad_p, slice_p)
+from plugax_shape.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
+from plugax.extend import concatenate_p   # the kernel's (with split, for the Jacobians)
 
 ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=20, deadline=None)
