@@ -52,6 +52,25 @@ _OWN_IMPLS = {rs.primitive: rs.impl for rs in (*A.RULES, *T.RULES)}
 _INLINED = {p: (_OWN_IMPLS[p], fn) for p, fn in {**A.FLOAT_IMPLS, **T.FLOAT_IMPLS}.items()}
 # the impl table's lookup; the registry refills the table in place
 _current_impl = rule_kinds["impl"].table.get
+# primitive -> [the NumPy function the eager fast path inlines, or None]: one cell per
+# primitive, read on every eager call (cheaper than looking the table up each time)
+# and refreshed by `refresh_eager_paths` whenever the registry rebuilds the tables
+_EAGER_CELLS: dict[Primitive, list] = {}
+
+
+def _eager_cell(prim: Primitive) -> list:
+    return _EAGER_CELLS.setdefault(prim, [None])
+
+
+def refresh_eager_paths() -> None:
+    """Inline a primitive's NumPy function only while the impl table still holds this
+    family's rule for it: a plugin's override (RuleSet(overrides=True)) then reaches
+    plugax.numpy and the operators too. Called from the family's plugax_frontend hook,
+    which the registry runs after every table rebuild. (A scoped `override` block runs
+    on its own eager interpreter, where no fast path applies.)"""
+    for prim, cell in _EAGER_CELLS.items():
+        own, impl = _INLINED.get(prim, (None, None))
+        cell[0] = impl if impl is not None and _current_impl(prim) is own else None
 
 
 def is_operand(x: Any) -> bool:
@@ -82,9 +101,8 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
     of one type whose dtype is in `ok`, or one is a Python scalar that adopts the other's
     dtype; else `general(x1, x2)`. `defer=True` makes the operator variant:
     NotImplemented for operands it does not know."""
-    own, impl = _INLINED.get(prim, (None, None))
-    eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
-    state, current_impl = trace_state, _current_impl
+    eager_ok = EAGER_FLOATS & ok if prim in _INLINED else frozenset()
+    state, cell = trace_state, _eager_cell(prim)
 
     def fn(x1: Any, x2: Any, /) -> Any:
         t1, t2 = type(x1), type(x2)
@@ -95,10 +113,10 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
                 same_shape = x1.shape == x2.shape
                 # `state.trace is eval_trace` is is_eager(), inlined
                 if t1 is Array and t2 is Array and d in eager_ok and state.trace is eval_trace \
-                        and current_impl(prim) is own and (
+                        and (f := cell[0]) is not None and (
                         same_shape or broadcast_pair(x1.shape, x2.shape) is not None):
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
-                    return Array(impl(array_value(x1), array_value(x2)), x1.weak_type)
+                    return Array(f(array_value(x1), array_value(x2)), x1.weak_type)
                 if same_shape:
                     return prim.bind(x1, x2)
                 out = broadcast_pair(x1.shape, x2.shape)   # one dtype: no promotion
@@ -131,15 +149,14 @@ def _broadcast_to(x: Any, shape: tuple) -> Any:
 def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:
     """NumPy unary function `name`: `prim.bind(x)` when x is an Array or tracer with a
     dtype in `ok`, else `general(x)`."""
-    own, impl = _INLINED.get(prim, (None, None))
-    eager_ok = EAGER_FLOATS & ok if impl is not None else frozenset()
-    state, current_impl = trace_state, _current_impl
+    eager_ok = EAGER_FLOATS & ok if prim in _INLINED else frozenset()
+    state, cell = trace_state, _eager_cell(prim)
 
     def fn(x: Any, /) -> Any:
         if type(x) is Array:
             d = x.dtype
-            if d in eager_ok and state.trace is eval_trace and current_impl(prim) is own:
-                return Array(impl(array_value(x)), x.weak_type)
+            if d in eager_ok and state.trace is eval_trace and (f := cell[0]) is not None:
+                return Array(f(array_value(x)), x.weak_type)
             if d in ok:
                 return prim.bind(x)
         elif isinstance(x, Tracer) and x.dtype in ok:

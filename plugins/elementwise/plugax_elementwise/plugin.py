@@ -12,6 +12,7 @@ from plugax.extend import PluginInfo, RuleSet, hookimpl
 from . import arithmetic, logic, selection, transcendental
 from .lax_api import LAX
 from .methods import METHODS
+from . import numpy_api
 from .numpy_api import NUMPY
 
 
@@ -31,6 +32,9 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
+    # the registry runs this after every table rebuild: the eager fast paths look again
+    # at which impl rules are this family's own (an override may have replaced one)
+    numpy_api.refresh_eager_paths()
     return {"lax": LAX, "numpy": NUMPY}
 
 
