@@ -55,7 +55,8 @@ from .loader.registry import plugin_api_version, registry as _registry
 from .loader.helpers import (all_weak, first_weak, standard_abstract_eval, defvectorized, defbroadcasting,
                               defjvp, deflinear, vectorized_vmap, broadcasting_vmap,
                               broadcasting_shape, same_dtypes, scalar_like)
-from .structural import checked_impl, linear_jvp, shape_error, unary_transpose
+from .structural import (axes_removing_batching, checked_impl, linear_jvp, shape_error,
+                         unary_transpose)
 
 __all__ = [
     "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
@@ -76,7 +77,7 @@ __all__ = [
     "broadcast_shapes", "broadcast_pair",
     # constants, operand formatting, builders of linear (structural-like) rules
     "scalar_like", "format_operands", "shape_error", "checked_impl", "linear_jvp",
-    "unary_transpose",
+    "unary_transpose", "axes_removing_batching",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
     "add_any", "add_any_p", "concatenate", "concatenate_p", "split", "split_p",

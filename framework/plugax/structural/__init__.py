@@ -48,13 +48,14 @@ from .broadcast import broadcast_in_dim, broadcast_in_dim_p, reduce_sum, reduce_
 from .convert import convert_element_type, convert_element_type_p, convert_value
 from .layout import moveaxis, reshape, reshape_p, transpose, transpose_p
 from .split import concatenate, concatenate_p, split, split_p
-from .rules import checked_impl, linear_jvp, shape_error, unary_transpose
+from .rules import (axes_removing_batching, checked_impl, linear_jvp, shape_error,
+                    unary_transpose)
 
 __all__ = ["add_any", "add_any_p", "add_tangents", "broadcast_in_dim", "broadcast_in_dim_p",
            "reduce_sum", "reduce_sum_p", "convert_element_type", "convert_element_type_p",
            "convert_value", "moveaxis", "reshape", "reshape_p", "transpose", "transpose_p",
            "concatenate", "concatenate_p", "split", "split_p",
-           "checked_impl", "linear_jvp", "shape_error", "unary_transpose",
+           "axes_removing_batching", "checked_impl", "linear_jvp", "shape_error", "unary_transpose",
            "structural_plugin", "LAX"]
 
 RULES: list[RuleSet] = [*_add_any.RULES, *_layout.RULES, *_broadcast.RULES, *_convert.RULES,

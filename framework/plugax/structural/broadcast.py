@@ -18,7 +18,8 @@ from ..core.trace import Primitive, bind
 from ..loader.ruleset import RuleSet
 from . import lowering as L
 from .layout import moveaxis, reshape
-from .rules import checked_impl, linear_jvp, shape_error, unary_transpose
+from .rules import (axes_removing_batching, checked_impl, linear_jvp, shape_error,
+                    unary_transpose)
 
 __all__ = ["broadcast_in_dim_p", "reduce_sum_p", "broadcast_in_dim", "reduce_sum", "RULES"]
 
@@ -137,12 +138,6 @@ def _reduce_sum_transpose(ctx, ct, x, *, axes):
     return [broadcast_in_dim(ct, aval.shape, kept)]
 
 
-def _reduce_sum_batching(ctx, args, dims, *, axes):
-    d = dims[0]
-    out = bind(reduce_sum_p, args[0], axes=tuple(a + (a >= d) for a in axes))
-    return out, d - sum(a < d for a in axes)
-
-
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """lax.reduce_sum: the sum over `axes` (negative axes count from the end)."""
     ndim = get_aval(operand).ndim
@@ -159,5 +154,5 @@ RULES = [
             lowering={"default": L.broadcast_in_dim}),
     RuleSet(reduce_sum_p, impl=_reduce_sum_impl, abstract_eval=_reduce_sum_abstract_eval,
             jvp=linear_jvp(reduce_sum_p), transpose=_reduce_sum_transpose,
-            batching=_reduce_sum_batching, lowering={"default": L.reduce_sum}),
+            batching=axes_removing_batching(reduce_sum_p, "axes"), lowering={"default": L.reduce_sum}),
 ]

@@ -14,7 +14,8 @@ from ..core.trace import Primitive
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero, instantiate, is_undefined_primal
 
-__all__ = ["shape_error", "checked_impl", "linear_jvp", "unary_transpose"]
+__all__ = ["shape_error", "checked_impl", "linear_jvp", "unary_transpose",
+           "axes_removing_batching"]
 
 
 def shape_error(prim: Primitive | str, avals: Sequence[ShapedArray], problem: str,
@@ -93,3 +94,15 @@ def unary_transpose(ct_rule: Callable) -> Callable:
         return [ct_rule(ct, x.aval, **params) if is_undefined_primal(x) else None]
     transpose.__name__ = ct_rule.__name__
     return transpose
+
+
+def axes_removing_batching(prim: Primitive, param: str) -> Callable:
+    """Batching rule of a one-operand primitive that removes the axes named by `param`
+    (reduce_sum's `axes`, squeeze's `dimensions`): renumber them past the batch axis,
+    which keeps its place among the remaining axes."""
+    def batching(ctx, args, dims, **params):
+        d, removed = dims[0], params[param]
+        params[param] = tuple(a + (a >= d) for a in removed)
+        return prim.bind(args[0], **params), d - sum(a < d for a in removed)
+    batching.__name__ = f"{prim.name}_batching"
+    return batching

@@ -13,8 +13,9 @@ import numpy as np
 
 # broadcast_in_dim, reshape and transpose are re-exported: numpy_api and slicing use them
 # from here, as when this module defined them
-from plugax.extend import (Primitive, ShapedArray, bind, broadcast_in_dim, get_aval,  # noqa: F401
-                           reshape, shape_error, transpose, unary_transpose)
+from plugax.extend import (Primitive, ShapedArray, axes_removing_batching, bind,  # noqa: F401
+                           broadcast_in_dim, get_aval, reshape, shape_error, transpose,
+                           unary_transpose)
 
 from ._common import canonical_axes, defshape
 
@@ -33,12 +34,6 @@ def _squeeze_shape(aval: ShapedArray, *, dimensions) -> tuple:
 @unary_transpose
 def _squeeze_transpose(ct, aval, *, dimensions):
     return reshape(ct, aval.shape)
-
-
-def _squeeze_vmap(ctx, args, dims, *, dimensions):
-    d = dims[0]
-    out = bind(squeeze_p, args[0], dimensions=tuple(a + (a >= d) for a in dimensions))
-    return out, d - sum(a < d for a in dimensions)
 
 
 def squeeze(array: Any, dimensions: Sequence[int]) -> Any:
@@ -83,7 +78,7 @@ def expand_dims(array: Any, dimensions: Sequence[int]) -> Any:
 
 RULES = [
     defshape(squeeze_p, lambda x, *, dimensions: np.squeeze(x, axis=dimensions),
-             _squeeze_shape, transpose=_squeeze_transpose, batching=_squeeze_vmap),
+             _squeeze_shape, transpose=_squeeze_transpose, batching=axes_removing_batching(squeeze_p, "dimensions")),
     defshape(rev_p, lambda x, *, dimensions: np.flip(x, axis=dimensions), _rev_shape,
              transpose=_rev_transpose, batching=_rev_vmap),
 ]
