@@ -1,21 +1,23 @@
-"""The composition matrix runs with every built-in family loaded, in float64."""
+"""The composition matrix runs with every built-in family loaded, in float64. Its helper
+modules (programs.py, harness.py, known_failures.py) are plain modules next to the tests,
+importable by name."""
+import sys
+from pathlib import Path
+
 import pytest
 
 import plugax
+from plugax.testing import skip_unless_loaded
 import plugax.core.trace as trace_state
 from plugax.testing import x64
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 FAMILIES = {"elementwise", "reductions", "shape", "dot", "control_flow", "xla_call"}
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = FAMILIES - set(plugax.registry.loaded_names())
-    if not missing:
-        return
-    skip = pytest.mark.skip(reason=f"needs the built-in families; not loaded: {sorted(missing)}")
-    for item in items:
-        if "composition" in str(item.fspath):
-            item.add_marker(skip)
+    skip_unless_loaded(items, "composition", FAMILIES)
 
 
 @pytest.fixture(scope="module", autouse=True)

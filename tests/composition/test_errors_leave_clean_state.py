@@ -11,9 +11,6 @@ deeper composition (`jit.vmap.<T>` and `<T>.jit.vmap`).
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,18 +21,10 @@ import plugax.numpy as pnp
 from plugax.core.trace import current_trace, eval_trace
 
 
-def _load(name: str):
-    key = f"plugax_composition_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
 
 
-harness = _load("harness")
-programs = _load("programs")
+import harness
+import programs
 
 
 class Boom(Exception):

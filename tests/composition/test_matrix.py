@@ -15,30 +15,18 @@ fails when one starts passing, so the list is emptied as fixes land.
 """
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import os
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 
-def _load(name: str):
-    """The sibling modules, imported by path under unique names (--import-mode=importlib)."""
-    key = f"plugax_composition_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
 
 
-programs = _load("programs")
-harness = _load("harness")
-KNOWN_FAILING = _load("known_failures").KNOWN_FAILING
+import programs
+import harness
+from known_failures import KNOWN_FAILING
 
 CASES = [(program, path) for program in programs.PROGRAMS
          for path in (harness.singles(program) + harness.pairs(program)

@@ -11,28 +11,17 @@ largest cost. Ids are ``f32:<path>-<program>``.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
 from plugax.testing import x64
 
 
-def _load(name: str):
-    key = f"plugax_composition_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
 
 
-programs = _load("programs")
-harness = _load("harness")
-KNOWN_FAILING = _load("known_failures").KNOWN_FAILING
+import programs
+import harness
+from known_failures import KNOWN_FAILING
 
 CASES = [(program, path) for program in programs.PROGRAMS
          for path in harness.float32_pairs(program)]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import plugax
+from plugax.testing import skip_unless_loaded
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -14,10 +15,4 @@ FAMILIES = {"elementwise", "reductions", "shape", "dot", "control_flow", "xla_ca
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = FAMILIES - set(plugax.registry.loaded_names())
-    if not missing:
-        return
-    skip = pytest.mark.skip(reason=f"needs the built-in families; not loaded: {sorted(missing)}")
-    for item in items:
-        if "differential" in str(item.fspath):
-            item.add_marker(skip)
+    skip_unless_loaded(items, "differential", FAMILIES)

@@ -2,15 +2,10 @@
 import pytest
 
 import plugax
+from plugax.testing import skip_unless_loaded
 
 FAMILIES = {"elementwise", "reductions", "shape", "dot"}
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = FAMILIES - set(plugax.registry.loaded_names())
-    if not missing:
-        return
-    skip = pytest.mark.skip(reason=f"needs the built-in families; not loaded: {sorted(missing)}")
-    for item in items:
-        if "integration" in str(item.fspath):
-            item.add_marker(skip)
+    skip_unless_loaded(items, "integration", FAMILIES)

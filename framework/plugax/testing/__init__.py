@@ -41,7 +41,7 @@ from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMi
 from .jvp import check_jvp
 from .lowering import (LoweringMismatch, check_lowering, check_lowerings, has_lowering,
                        matmul_rtol)
-from .plugins import scoped_plugin, registry_restored
+from .plugins import scoped_plugin, registry_restored, skip_unless_loaded
 from .second_order import check_second_order
 from .suite import DEFAULT_RULES, register_check
 from .traced import (TRACED_RULES, SkipCheck, TracedUseMismatch, check_grad, check_jit,
@@ -54,7 +54,8 @@ from .vmap import CheckedBatchTrace, check_vmap, batch_placements
 
 __all__ = [
     "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
-    "x64", "random_args_like", "scoped_plugin", "registry_restored", "batch_placements",
+    "x64", "random_args_like", "scoped_plugin", "registry_restored", "skip_unless_loaded",
+    "batch_placements",
     "RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
     "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
     "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
