@@ -17,7 +17,7 @@ from .core.avals import ShapedArray
 from .core.trace import Primitive
 from .errors import (ConcretizationTypeError, UnexpectedTracerError, MissingRuleError,
                      PluginError, PluginConflictError, ShapeError, PlugaxError,
-                     TracerArrayConversionError)
+                     TracerArrayConversionError, ResourceExhaustedError)
 from .jaxpr import ClosedJaxpr, Jaxpr, typecheck_jaxpr, eval_jaxpr
 from .api import jvp, vmap, make_jaxpr, block_until_ready
 from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
@@ -32,7 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeError",
            "UnexpectedTracerError", "MissingRuleError", "PluginError", "PluginConflictError",
-           "ShapeError", "PlugaxError", "TracerArrayConversionError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
+           "ShapeError", "PlugaxError", "TracerArrayConversionError", "ResourceExhaustedError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
            "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
            "jacrev", "hessian", "linear_transpose", "block_until_ready", "custom_jvp",
            "custom_vjp", "registry", "plugin_api_version",

@@ -141,6 +141,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     def f_vjp(*cts: Any) -> tuple:
         ct_flat = _flatten_cotangent(cts, out_tree, "vjp")
+        _check_cotangent_types(ct_flat, lin.primals_out)
         cts_in = as_arrays([instantiate(c) for c in lin.transpose(ct_flat)])
         return tu.tree_unflatten(in_tree, cts_in)
 
@@ -154,6 +155,20 @@ def _flatten_cotangent(cts: tuple, out_tree: tu.PyTreeDef, what: str) -> list:
         raise TypeError(f"{what}: the cotangent must be structured like the output, "
                         f"{out_tree}; got {ct_tree}")
     return ct_flat
+
+
+def _check_cotangent_types(ct_flat: list, primals_out: list) -> None:
+    """Each cotangent must have its output's tangent type: a cotangent of another shape
+    would be silently broadcast or reduced by the transposed rules into a wrong answer."""
+    for k, (ct, out) in enumerate(zip(ct_flat, primals_out)):
+        want = ad_util.tangent_aval(get_aval(out))
+        got = get_aval(ct)
+        if got.shape != want.shape or (got.dtype != want.dtype and not got.weak_type):
+            raise ValueError(f"unexpected type (shape/dtype) for argument {k} of the vjp "
+                             f"function: got {got.str_short()}, but expected "
+                             f"{want.str_short()} because the corresponding output of the "
+                             f"differentiated function had type "
+                             f"{get_aval(out).str_short()}")
 
 
 def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple) -> None:

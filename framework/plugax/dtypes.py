@@ -57,11 +57,25 @@ def short_name(dtype: np.dtype) -> str:
 
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
-    """Map 64-bit dtypes to their 32-bit partners unless x64 is enabled."""
+    """Map 64-bit dtypes to their 32-bit partners unless x64 is enabled.
+
+    Every value entering plugax passes here, so this is where non-numeric data is
+    refused: an object, string or datetime array would otherwise be accepted and fail
+    later (under jit, with a KeyError naming the dtype) or compute nonsense."""
     dtype = np.dtype(dtype)
+    if dtype.kind in _NOT_ARRAY_KINDS and dtype != float0 and (
+            dtype.kind != "V" or dtype.type is np.void):   # ml_dtypes' floats are kind V
+        raise TypeError(f"plugax arrays hold booleans and numbers; got dtype {dtype} "
+                        f"({_KIND_NAMES.get(dtype.kind, 'not numeric')}). Convert the data to "
+                        f"a numeric NumPy array first.")
     if config.enable_x64:
         return dtype
     return _TO_32.get(dtype, dtype)
+
+
+_NOT_ARRAY_KINDS = frozenset("OSUVMm")
+_KIND_NAMES = {"O": "Python objects", "S": "bytes", "U": "strings", "V": "raw bytes",
+               "M": "datetimes", "m": "timedeltas"}
 
 
 def default_float_dtype() -> np.dtype:

@@ -8,7 +8,7 @@ from __future__ import annotations
 __all__ = [
     "PlugaxError", "ConcretizationTypeError", "UnexpectedTracerError",
     "MissingRuleError", "PluginError", "PluginConflictError", "ShapeError",
-    "TracerArrayConversionError", "PluginAPIVersionError",
+    "TracerArrayConversionError", "PluginAPIVersionError", "ResourceExhaustedError",
 ]
 
 
@@ -57,3 +57,7 @@ class PluginConflictError(PluginError):
 
 class PluginAPIVersionError(PluginError, TypeError):
     """A plugin uses a name or signature of another plugin API version."""
+
+
+class ResourceExhaustedError(PlugaxError, MemoryError):
+    """An eager result could never fit in memory (XLA's RESOURCE_EXHAUSTED, eagerly)."""

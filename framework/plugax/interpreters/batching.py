@@ -193,5 +193,14 @@ def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequen
                 raise ValueError("vmap has out_axes=None for an output that is batched")
             results.append(val)
         else:
+            _check_out_axis(out_dim, get_aval(val).ndim + (dim is None))
             results.append(move_batch_axis(axis_size, dim, out_dim, val))
     return results
+
+
+def _check_out_axis(out_dim: int, ndim: int) -> None:
+    """`out_axes` must name an axis of the batched result (of rank `ndim`): NumPy-style
+    wrapping would silently put the batch axis somewhere else."""
+    if not -ndim <= out_dim < ndim:
+        raise ValueError(f"vmap out_axes: axis {out_dim} is out of bounds for array of "
+                         f"dimension {ndim}")

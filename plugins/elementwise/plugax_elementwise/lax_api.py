@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from plugax.extend import Primitive
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
@@ -31,6 +33,9 @@ def _binary(prim: Primitive) -> Callable:
 
 def integer_pow(x: Any, y: int) -> Any:
     """x ** y for a static Python int y (repeated multiplication, any numeric dtype)."""
+    if isinstance(y, bool) or not isinstance(y, (int, np.integer)):
+        raise TypeError(f"lax.integer_pow needs a Python int exponent y, got {y!r} "
+                        f"({type(y).__name__}); use lax.pow for other exponents")
     return A.integer_pow_p.bind(x, y=int(y))
 
 

@@ -245,8 +245,9 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     """Remainder with the sign of the divisor (Python's %), from lax's C remainder."""
     x, y = promote_args("remainder", x1, x2, category="numeric", keep_scalars=False)
     if _dtype(y).kind in "iu":   # JAX divides by 1 where y == 0, so x % 0 == 0
-        y = S.select_n_p.bind(L.eq_p.bind(y, scalar_like(y, 0)), y, A.add_p.bind(zeros_like(y),
-                                                                          scalar_like(y, 1)))
+        # ones of y's type, weak type included (y - y, not zeros_like: that is strong)
+        ones = A.add_p.bind(A.sub_p.bind(y, y), scalar_like(y, 1))
+        y = S.select_n_p.bind(L.eq_p.bind(y, scalar_like(y, 0)), y, ones)
     r = A.rem_p.bind(x, y)
     if _dtype(r).kind == "u":
         return r

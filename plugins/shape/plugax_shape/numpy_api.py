@@ -57,6 +57,9 @@ def _promote(*xs: Any) -> list:
 # --- creation -----------------------------------------------------------------------------
 def asarray(a: Any, dtype: Any = None, copy: Any = None) -> Any:
     """An Array (or the tracer itself); Python scalars stay weakly typed, like JAX."""
+    if a is None:
+        raise ValueError("None is not a valid value for plugax.numpy.asarray (an array "
+                         "needs numbers or booleans)")
     if isinstance(a, (list, tuple)) and any(_is_traced_or_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
         return stack([asarray(e, dtype) for e in a]) if a else asarray(np.asarray(a), dtype)

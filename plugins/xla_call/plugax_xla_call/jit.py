@@ -180,6 +180,7 @@ class JitFunction:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self.name = getattr(fun, "__name__", type(fun).__name__)
+        _check_static_argnums(fun, self.name, self.static_argnums)
         self._caches = _shared_cache(fun)   # (x64 off, x64 on)
         self._lock = threading.Lock()
         self._simple = not self.static_argnums and not self.static_argnames
@@ -344,6 +345,23 @@ def _shared_cache(fun: Callable) -> tuple[OrderedDict, OrderedDict]:
         return caches
     except TypeError:  # not weak-referenceable (a builtin): caches per jit object
         return OrderedDict(), OrderedDict()
+
+
+def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple) -> None:
+    """A static_argnums entry beyond the function's positional parameters can never
+    apply: a mistake, refused when jit is applied (as JAX does), not ignored."""
+    import inspect
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                       inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params)
+    if any(not -n <= i < n for i in static_argnums):
+        raise ValueError(f"jitted function {name!r} has static_argnums={static_argnums}, "
+                         f"but only accepts {n} positional argument{'s' if n != 1 else ''}")
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
