@@ -10,7 +10,6 @@ docs/jit.md.)
 """
 from __future__ import annotations
 
-import hashlib
 import operator
 import os
 import threading
@@ -23,6 +22,7 @@ from ..core.array import Array, signature_id
 from ..core.avals import ShapedArray
 from .. import dtypes
 from .client import backend, to_device
+from . import disk_cache
 
 __all__ = ["Executable", "compile_module", "deserialize_executable", "clear_compiled_cache"]
 
@@ -120,15 +120,24 @@ def clear_compiled_cache() -> None:
 
 
 def _compile(text: str) -> Any:
+    """Compile, or load the checked on-disk entry (see disk_cache for what is refused)."""
     b = backend()
     cache_dir = os.environ.get("PLUGAX_COMPILATION_CACHE_DIR")
-    path = _cache_path(cache_dir, text, b.platform) if cache_dir else None
-    if path and os.path.exists(path):
-        with open(path, "rb") as f:
-            return b.client.deserialize_executable(f.read(), b.device_list, b.compile_options())
+    path = None
+    if cache_dir and disk_cache.usable_dir(cache_dir):
+        path = disk_cache.entry_path(cache_dir, text, b.platform)
+        data = disk_cache.read_entry(path, b.platform)
+        if data is not None:
+            try:
+                return b.client.deserialize_executable(data, b.device_list, b.compile_options())
+            except Exception as err:  # checksum fine but jaxlib refuses it: recompile
+                disk_cache._warn_entry(path, f"jaxlib could not load it ({err})")
     loaded = b.client.compile_and_load(text, b.device_list, b.compile_options())
     if path:
-        _write_atomically(path, b.client.serialize_executable(loaded))
+        try:
+            disk_cache.write_entry(path, b.client.serialize_executable(loaded), b.platform)
+        except OSError as err:
+            disk_cache._warn_entry(path, f"could not be written ({err})")
     return loaded
 
 
@@ -137,17 +146,3 @@ def deserialize_executable(data: bytes, in_avals: Sequence[ShapedArray],
     b = backend()
     loaded = b.client.deserialize_executable(data, b.device_list, b.compile_options())
     return Executable(loaded, in_avals, out_avals, text)
-
-
-def _cache_path(cache_dir: str, text: str, platform: str) -> str:
-    import jaxlib
-    key = hashlib.sha256(f"{jaxlib.__version__}\n{platform}\n{text}".encode()).hexdigest()
-    return os.path.join(cache_dir, f"plugax-{key[:32]}.xla")
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)

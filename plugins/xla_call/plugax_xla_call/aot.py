@@ -8,7 +8,9 @@ passing it tracers of a transformation, is a `TypeError`.
 """
 from __future__ import annotations
 
-import pickle
+import hashlib
+import json
+import struct
 from typing import Any, Sequence
 
 import plugax.tree_util as tu
@@ -93,19 +95,103 @@ class Compiled:
 
     def serialize(self) -> bytes:
         """Bytes that `deserialize_compiled` turns back into a Compiled (same jaxlib)."""
-        payload = (self._exe.serialize(), self.in_avals, self.out_avals, self._out_tree,
-                   self._static_argnums)
-        return pickle.dumps(payload)
+        meta = {"format": _FORMAT, "in_avals": [_aval_json(a) for a in self.in_avals],
+                "out_avals": [_aval_json(a) for a in self.out_avals],
+                "out_tree": _tree_json(self._out_tree),
+                "static_argnums": list(self._static_argnums)}
+        exe = self._exe.serialize()
+        meta["sha256"] = hashlib.sha256(exe).hexdigest()
+        raw = json.dumps(meta, sort_keys=True).encode()
+        return _MAGIC + _LEN.pack(len(raw)) + raw + exe
 
     def __repr__(self) -> str:
         return f"Compiled({', '.join(map(_show, self.in_avals))})"
 
 
 def deserialize_compiled(data: bytes) -> Compiled:
-    """The Compiled that `Compiled.serialize` wrote. Only load bytes you trust."""
-    exe_bytes, in_avals, out_avals, out_tree, static_argnums = pickle.loads(data)
+    """The Compiled that `Compiled.serialize` wrote.
+
+    The metadata is JSON (no pickle: reading it runs no Python code), but the
+    executable itself is machine code: only load bytes you trust."""
+    start = len(_MAGIC) + _LEN.size
+    if not bytes(data[:len(_MAGIC)]) == _MAGIC or len(data) < start:
+        raise ValueError("not a plugax serialized executable (bad magic); only bytes from "
+                         "Compiled.serialize() can be loaded")
+    (n,) = _LEN.unpack_from(data, len(_MAGIC))
+    try:
+        meta = json.loads(bytes(data[start:start + n]))
+        exe_bytes = bytes(data[start + n:])
+        if meta["format"] != _FORMAT:
+            raise ValueError(f"format {meta['format']!r}, expected {_FORMAT}")
+        if meta["sha256"] != hashlib.sha256(exe_bytes).hexdigest():
+            raise ValueError("checksum mismatch")
+        in_avals = [_aval_from(a) for a in meta["in_avals"]]
+        out_avals = [_aval_from(a) for a in meta["out_avals"]]
+        out_tree = _tree_from(meta["out_tree"])
+        static_argnums = tuple(int(i) for i in meta["static_argnums"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"corrupt or truncated serialized executable: {err}") from None
     exe = runtime().deserialize_executable(exe_bytes, in_avals, out_avals)
     return Compiled(exe, out_tree, static_argnums)
+
+
+_MAGIC = b"PLUGAXAOT\x00"
+_FORMAT = 1
+_LEN = struct.Struct("<I")
+
+
+def _aval_json(aval: ShapedArray) -> list:
+    return [list(aval.shape), aval.dtype.name, bool(aval.weak_type)]
+
+
+def _aval_from(obj: list) -> ShapedArray:
+    import numpy as np
+    from plugax.extend import float0
+    shape, name, weak = obj
+    dtype = float0 if name == np.dtype(float0).name else np.dtype(name)
+    return ShapedArray(tuple(int(d) for d in shape), dtype, bool(weak))
+
+
+_CONTAINERS = {"tuple": tuple, "list": list, "dict": dict}
+
+
+def _tree_json(tree: Any) -> Any:
+    """The output structure as JSON: leaves, None, tuples, lists and dicts with str/int keys.
+
+    A custom pytree node cannot be rebuilt without naming Python code to run,
+    which is what pickle did; such outputs are refused when serializing."""
+    if tree.node is None:
+        return "*"
+    name = tree.node.name
+    kids = [_tree_json(c) for c in tree.children]
+    if name == "None" and not kids:
+        return None
+    if name == "dict" and all(type(k) in (str, int) for k in tree.meta):
+        return {"dict": [[type(k).__name__, k] for k in tree.meta], "children": kids}
+    if name in ("tuple", "list"):
+        return {name: len(kids), "children": kids}
+    raise TypeError(f"Compiled.serialize supports outputs made of tuples, lists, dicts with "
+                    f"str/int keys and None; this one contains a '{name}' node "
+                    f"(return a builtin container from the jitted function to serialize it)")
+
+
+def _tree_from(obj: Any) -> Any:
+    return tu.tree_structure(_skeleton(obj))
+
+
+def _skeleton(obj: Any) -> Any:
+    if obj == "*":
+        return 0
+    if obj is None:
+        return None
+    kids = [_skeleton(c) for c in obj["children"]]
+    if "dict" in obj:
+        keys = [int(v) if t == "int" else str(v) for t, v in obj["dict"]]
+        return dict(zip(keys, kids))
+    for name in ("tuple", "list"):
+        if name in obj:
+            return _CONTAINERS[name](kids)
+    raise ValueError(f"unknown tree node {obj!r}")
 
 
 def _show(aval: ShapedArray) -> str:
