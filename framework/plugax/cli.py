@@ -50,6 +50,7 @@ def collect() -> dict[str, Any]:
     for rec in plugax.registry.records.values():
         plugins.append({"name": rec.name, "distribution": rec.distribution,
                         "version": rec.version, "status": rec.status, "reason": rec.reason,
+                        "load_seconds": rec.load_seconds,
                         "requires": list(rec.info.requires) if rec.info else [],
                         "primitives": len(rec.primitives),
                         "transformations": list(rec.transformations)})
@@ -80,12 +81,17 @@ def _table(headers: Sequence[str], rows: list[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
+def _load_time(seconds: float | None) -> str:
+    """Import time of a plugin's entry point; '-' for built-in or in-process plugins."""
+    return "-" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
 def print_plugins(data: dict[str, Any]) -> None:
-    rows = [(p["name"], p["distribution"], p["version"],
+    rows = [(p["name"], p["distribution"], p["version"], _load_time(p.get("load_seconds")),
              p["status"] + (f": {p['reason']}" if p["reason"] else ""), p["primitives"])
             for p in data["plugins"]]
     print(f"plugax {data['plugax_version']} (plugin API version {data['plugin_api_version']})\n")
-    print(_table(("plugin", "distribution", "version", "status", "primitives"), rows)
+    print(_table(("plugin", "distribution", "version", "load", "status", "primitives"), rows)
           if rows else "no plugins found in entry-point group 'plugax'")
     if data["transformations"]:
         print("\ntransformations\n")

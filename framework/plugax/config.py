@@ -12,11 +12,24 @@ from typing import Any
 __all__ = ["Config", "config"]
 
 
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
 def _env_flag(name: str, default: bool = False) -> bool:
+    """A boolean PLUGAX_* variable. Any other value is an error naming the variable
+    and the accepted values: read silently as False, a typo (`PLUGAX_ENABLE_X64=ture`)
+    would give float32 results the user did not ask for."""
     raw = os.environ.get(name)
     if raw is None:
         return default
-    return raw.strip().lower() in ("1", "true", "yes", "on")
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"environment variable {name}={raw!r} is not a boolean; accepted "
+                     f"values: {', '.join(_TRUE)} (true) or {', '.join(_FALSE[:-1])} or "
+                     f"empty (false)")
 
 
 class Config:

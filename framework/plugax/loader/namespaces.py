@@ -17,6 +17,9 @@ from ..core.trace import Tracer
 __all__ = ["install_frontend", "install_array_methods", "clear_frontend", "namespace_module"]
 
 _installed_functions: list[tuple[types.ModuleType, str]] = []
+# (module, name) -> what the module held before a plugin first set the name, so that a
+# rebuild (unregistering a plugin that re-exports `plugax.vmap`) puts it back.
+_original_functions: dict[tuple, object] = {}
 _installed_methods: list[str] = []
 _MISSING = object()
 _original_methods: dict[tuple, object] = {}
@@ -46,6 +49,8 @@ def install_frontend(namespaces: Mapping[str, Mapping[str, Callable]]) -> None:
     for ns_name, functions in namespaces.items():
         module = namespace_module(ns_name)
         for fname, fn in functions.items():
+            _original_functions.setdefault((module.__name__, fname),
+                                           module.__dict__.get(fname, _MISSING))
             setattr(module, fname, fn)
             _installed_functions.append((module, fname))
 
@@ -60,7 +65,14 @@ def install_array_methods(methods: Mapping[str, Callable]) -> None:
 
 def clear_frontend() -> None:
     for module, fname in _installed_functions:
-        module.__dict__.pop(fname, None)
+        key = (module.__name__, fname)
+        if key not in _original_functions:
+            continue            # a name set by two plugins: already restored
+        original = _original_functions.pop(key)
+        if original is _MISSING:
+            module.__dict__.pop(fname, None)
+        else:
+            setattr(module, fname, original)
     _installed_functions.clear()
     for name in _installed_methods:
         for cls in _CLASSES:
@@ -80,5 +92,6 @@ def install_primitive_handles(primitives: Mapping[str, object]) -> None:
     for name, prim in primitives.items():
         handle = f"{name.replace('-', '_')}_p"
         if handle.isidentifier() and handle not in module.__dict__:
+            _original_functions.setdefault((module.__name__, handle), _MISSING)
             setattr(module, handle, prim)
             _installed_functions.append((module, handle))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any, Iterator
 import pluggy
 
 from ..core import rules as R
+from ..config import _env_flag
 from ..errors import PluginConflictError, PluginError
 from . import hookspec
 from .derive import derive_missing_rules
@@ -35,6 +37,11 @@ class PluginWarning(UserWarning):
     """A plugin was skipped; with PLUGAX_STRICT_PLUGINS=1 this is an error instead."""
 
 
+class PluginConfigWarning(UserWarning):
+    """PLUGAX_LOAD_PLUGINS/PLUGAX_DISABLE_PLUGINS name a plugin that is not installed.
+    Not a PluginWarning: no plugin failed, so strict mode does not turn it into an error."""
+
+
 @dataclass
 class PluginRecord:
     """One plugin as the registry sees it (what `plugax plugins` prints)."""
@@ -48,6 +55,7 @@ class PluginRecord:
     info: PluginInfo | None = None
     primitives: list = field(default_factory=list)
     transformations: list = field(default_factory=list)
+    load_seconds: float | None = None   # time to import the entry point (None: not imported)
 
     def owner(self) -> str:
         return f"plugin '{self.name}' (distribution {self.distribution} {self.version})"
@@ -58,6 +66,20 @@ def _env_list(name: str) -> list[str] | None:
     if raw is None:
         return None
     return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+# What a plugin may raise without stopping `import plugax`: every Exception, and
+# SystemExit (a plugin calling sys.exit() at import is a plugin bug, not the user's
+# wish to quit). KeyboardInterrupt and GeneratorExit still propagate: they are the
+# user (Ctrl-C) or the interpreter asking to stop, which no plugin failure may swallow.
+CONTAINED = (Exception, SystemExit)
+# An entry point whose import takes longer than this (seconds) is named in a
+# PluginWarning: `import plugax` imports every plugin, so one slow plugin slows all users.
+SLOW_IMPORT_SECONDS = 1.0
+
+
+def _hook_of(err: BaseException) -> str:
+    return getattr(err, "plugax_hook", "a front-end hook")
 
 
 class Registry:
@@ -75,7 +97,7 @@ class Registry:
 
     @property
     def strict(self) -> bool:
-        return os.environ.get("PLUGAX_STRICT_PLUGINS", "").strip() in ("1", "true", "yes")
+        return _env_flag("PLUGAX_STRICT_PLUGINS")
 
     # --- discovery -----------------------------------------------------------
     def load_entry_points(self, group: str = "plugax") -> None:
@@ -83,7 +105,9 @@ class Registry:
         from importlib import metadata
         allow = _env_list("PLUGAX_LOAD_PLUGINS")
         deny = set(_env_list("PLUGAX_DISABLE_PLUGINS") or ())
-        for ep in sorted(metadata.entry_points(group=group), key=lambda e: e.name):
+        entry_points = sorted(metadata.entry_points(group=group), key=lambda e: e.name)
+        self._warn_unknown_names(allow, deny, {ep.name for ep in entry_points})
+        for ep in entry_points:
             dist = getattr(ep, "dist", None)
             record = PluginRecord(ep.name, dist.name if dist else "<unknown>",
                                   dist.version if dist else "?")
@@ -97,14 +121,37 @@ class Registry:
                 record.status, record.reason = "disabled", why
                 self.records[ep.name] = record
                 continue
+            start = time.perf_counter()
             try:
                 plugin = ep.load()
-            except Exception as err:  # a broken plugin must not take the others down
+            except CONTAINED as err:  # a broken plugin must not take the others down
+                record.load_seconds = time.perf_counter() - start
                 self._fail(record, f"import failed: {type(err).__name__}: {err}")
                 continue
+            record.load_seconds = took = time.perf_counter() - start
+            if took > SLOW_IMPORT_SECONDS:
+                warnings.warn(f"{record.owner()} took {took:.2f} s to import (more than "
+                              f"{SLOW_IMPORT_SECONDS:g} s); every `import plugax` pays this. "
+                              f"PLUGAX_DISABLE_PLUGINS={record.name} skips it",
+                              PluginWarning, stacklevel=2)
             self._register(plugin, record)
         self.pm.check_pending()
         self.rebuild()
+
+    def _warn_unknown_names(self, allow: list[str] | None, deny: set[str],
+                            found: set[str]) -> None:
+        """A name in PLUGAX_LOAD_PLUGINS/PLUGAX_DISABLE_PLUGINS that matches no plugin
+        is most likely a typo, which would otherwise silently load (or skip) the wrong
+        set of plugins; warn, listing the names that do exist."""
+        known = found | set(self.records)
+        for var, names in (("PLUGAX_LOAD_PLUGINS", allow or ()),
+                           ("PLUGAX_DISABLE_PLUGINS", sorted(deny))):
+            for name in names:
+                if name not in known:
+                    warnings.warn(f"{var} names '{name}', which matches no installed plugin "
+                                  f"(entry-point group plugax); installed: "
+                                  f"{', '.join(sorted(known)) or 'none'}",
+                                  PluginConfigWarning, stacklevel=3)
 
     def _duplicate_entry_point(self, record: PluginRecord, first: PluginRecord,
                                disabled: bool) -> None:
@@ -191,7 +238,12 @@ class Registry:
     # --- building the tables ---------------------------------------------------
     def _answers(self, hook_name: str, record: PluginRecord) -> list:
         hook = getattr(self.pm.hook, hook_name)
-        return [impl.function() for impl in hook.get_hookimpls() if impl.plugin is record.plugin]
+        try:
+            return [impl.function() for impl in hook.get_hookimpls()
+                    if impl.plugin is record.plugin]
+        except CONTAINED as err:
+            err.plugax_hook = hook_name   # so the failure names the hook that raised
+            raise
 
     def rebuild(self) -> None:
         """Recompute every table from the loaded plugins (in place: callers keep references)."""
@@ -214,15 +266,31 @@ class Registry:
             for record in accepted:
                 if record.status == "loaded":
                     self._check_requires(record)
-                    for answer in self._answers("plugax_frontend", record):
-                        install_frontend(answer or {})
-                    for answer in self._answers("plugax_array_methods", record):
-                        install_array_methods(answer or {})
+                if record.status == "loaded":
+                    self._install_frontend(record)
             install_primitive_handles(self.primitives_by_name)
             self.version += 1
 
+    def _install_frontend(self, record: PluginRecord) -> None:
+        """Ask `record` for its front-end functions and Array methods before installing
+        any, so that a hook raising leaves nothing of that plugin half-installed."""
+        try:
+            frontend = self._answers("plugax_frontend", record)
+            methods = self._answers("plugax_array_methods", record)
+        except CONTAINED as err:
+            self._fail(record, f"{_hook_of(err)} raised {type(err).__name__}: {err}")
+            return
+        for answer in frontend:
+            install_frontend(answer or {})
+        for answer in methods:
+            install_array_methods(answer or {})
+
     def _accept(self, record: PluginRecord) -> bool:
-        infos = self._answers("plugax_plugin_info", record)
+        try:
+            infos = self._answers("plugax_plugin_info", record)
+        except CONTAINED as err:
+            self._fail(record, f"plugax_plugin_info raised {type(err).__name__}: {err}")
+            return False
         if not infos or not isinstance(infos[0], PluginInfo):
             self._fail(record, "it has no plugax_plugin_info hook returning a PluginInfo")
             return False
@@ -242,7 +310,7 @@ class Registry:
             try:
                 answers = [t for group in self._answers("plugax_transformations", record)
                            for t in (group or ())]
-            except Exception as err:
+            except CONTAINED as err:
                 self._fail(record, f"plugax_transformations raised {type(err).__name__}: {err}")
                 continue
             problem = next((_transformation_problem(t) for t in answers
@@ -314,7 +382,7 @@ class Registry:
         try:
             answers = [rs for group in self._answers("plugax_primitive_rules", record)
                        for rs in (group or ())]
-        except Exception as err:
+        except CONTAINED as err:
             self._fail(record, f"plugax_primitive_rules raised {type(err).__name__}: {err}")
             return None
         problems = [f"{getattr(rs, 'primitive', rs)}: {p}" for rs in answers

@@ -1,0 +1,173 @@
+"""Hostile plugins are contained: whatever a plugin raises, plugax still loads.
+
+Each test installs a fake distribution `hostile` (version 0.6.6) next to a good
+one with the `dists` fixture. Lenient loading warns (PluginWarning) naming the
+hook, the plugin and the distribution, marks the plugin failed, and the good
+plugin keeps working; strict mode raises PluginError with the same message.
+SystemExit is contained (a plugin calling sys.exit() is a plugin bug);
+KeyboardInterrupt is not (it is the user asking to stop).
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import plugax
+
+HEADER = """
+from plugax.extend import PluginInfo, hookimpl
+
+@hookimpl
+def plugax_plugin_info():
+    return PluginInfo(name="hostile", api_versions=(2, 2))
+"""
+
+
+def _hook_raising(hook: str, exc: str = "RuntimeError('boom')") -> str:
+    return HEADER + f"\n@hookimpl\ndef {hook}():\n    raise {exc}\n"
+
+
+HOSTILE = {  # kind -> (module source, fragments the warning must contain)
+    "import_error": ("raise ImportError('needs libfoo.so')",
+                     ["import failed", "ImportError", "needs libfoo.so"]),
+    "system_exit_at_import": ("import sys\nsys.exit(3)", ["import failed", "SystemExit", "3"]),
+    "plugin_info_raises": (
+        "from plugax.extend import hookimpl\n@hookimpl\ndef plugax_plugin_info():\n"
+        "    raise RuntimeError('no info')",
+        ["plugax_plugin_info raised RuntimeError", "no info"]),
+    "frontend_raises": (_hook_raising("plugax_frontend"),
+                        ["plugax_frontend raised RuntimeError", "boom"]),
+    "array_methods_raises": (_hook_raising("plugax_array_methods", "SystemExit('bye')"),
+                             ["plugax_array_methods raised SystemExit", "bye"]),
+    "primitive_rules_raises": (_hook_raising("plugax_primitive_rules"),
+                               ["plugax_primitive_rules raised RuntimeError", "boom"]),
+    "transformations_raises": (_hook_raising("plugax_transformations"),
+                               ["plugax_transformations raised RuntimeError", "boom"]),
+}
+
+
+def _install(dists, kind: str) -> str:
+    prims = dists.primitives("good_p")
+    dists.good("good", "good_p", prims, offset=1)
+    bad = dists.module("hostile", HOSTILE[kind][0])
+    dists.dist("gooddist", "1.0", {"good": dists.name("good")})
+    bad_dist = dists.dist("hostiledist", "0.6.6", {"zhostile": bad})
+    dists.allow("good", "zhostile")
+    return bad_dist
+
+
+def _good_works(dists, reg) -> None:
+    assert dists.record(reg, "good").status == "loaded"
+    good_p = sys.modules[dists.name("prims")].good_p
+    np.testing.assert_array_equal(np.asarray(good_p.bind(np.float32(2.0))), 3.0)
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_plugin_is_contained_and_named(dists, kind):
+    bad_dist = _install(dists, kind)
+    reg, warned = dists.load_quietly()
+    [message] = [m for m in warned if bad_dist in m]
+    assert f"{bad_dist} 0.6.6" in message and dists.name("zhostile") in message
+    for fragment in HOSTILE[kind][1]:
+        assert fragment in message
+    assert dists.record(reg, "zhostile").status == "failed"
+    _good_works(dists, reg)
+    assert plugax.registry is not reg and callable(plugax.grad)   # the kernel is intact
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_strict_mode_stops_with_the_same_message(dists, kind):
+    bad_dist = _install(dists, kind)
+    dists.strict(True)
+    with pytest.raises(plugax.PluginError) as info:
+        dists.load()
+    assert f"{bad_dist} 0.6.6" in str(info.value)
+    for fragment in HOSTILE[kind][1]:
+        assert fragment in str(info.value)
+
+
+def test_keyboard_interrupt_at_import_still_propagates(dists):
+    prims = dists.primitives("good_p")
+    dists.good("good", "good_p", prims)
+    bad = dists.module("hostile", "raise KeyboardInterrupt")
+    dists.dist("hostiledist", "0.6.6", {"zhostile": bad})
+    dists.allow("zhostile")
+    with pytest.raises(KeyboardInterrupt):
+        dists.load()
+
+
+class _ReExporter:
+    """Re-exports the kernel's `vmap` (and its own `twice`) in the "plugax" namespace."""
+
+    @plugax.extend.hookimpl
+    def plugax_plugin_info(self):
+        return plugax.extend.PluginInfo(name="reexporter", api_versions=(2, 2))
+
+    @plugax.extend.hookimpl
+    def plugax_frontend(self):
+        return {"plugax": {"vmap": plugax.vmap, "hostile_twice": lambda x: 2 * x}}
+
+
+def test_unregistering_a_reexporter_restores_the_kernel_names():
+    vmap = plugax.vmap
+    with plugax.registry.scoped(_ReExporter(), name="reexporter"):
+        assert plugax.vmap is vmap and plugax.hostile_twice(3) == 6
+    assert plugax.vmap is vmap                       # not removed on unregister
+    assert not hasattr(plugax, "hostile_twice")      # the plugin's own name is gone
+    assert np.asarray(plugax.vmap(lambda x: x)(np.ones(2, np.float32))).shape == (2,)
+
+
+def _one_good(dists) -> None:
+    prims = dists.primitives("good_p")
+    dists.good("good", "good_p", prims, offset=1)
+    dists.dist("gooddist", "1.0", {"good": dists.name("good")})
+
+
+def test_slow_import_is_named_and_load_times_are_listed(dists, monkeypatch, capsys):
+    from plugax.cli import main
+    from plugax.loader import registry as registry_module
+    _one_good(dists)
+    monkeypatch.setattr(registry_module, "SLOW_IMPORT_SECONDS", 0.0)  # every import is "slow"
+    dists.allow("good")
+    reg, warned = dists.load_quietly()
+    [message] = [m for m in warned if "to import" in m]
+    assert dists.name("good") in message and dists.name("gooddist") in message
+    assert "PLUGAX_DISABLE_PLUGINS" in message
+    assert dists.record(reg, "good").load_seconds >= 0.0
+    _good_works(dists, reg)
+    monkeypatch.setattr(plugax, "registry", reg)
+    assert main(["plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "load" in out.splitlines()[2]
+    [row] = [line for line in out.splitlines() if line.startswith(dists.name("good"))]
+    assert " ms " in row and "loaded" in row
+
+
+@pytest.mark.parametrize("var", ["PLUGAX_DISABLE_PLUGINS", "PLUGAX_LOAD_PLUGINS"])
+def test_a_listed_name_matching_no_plugin_warns(dists, monkeypatch, var):
+    _one_good(dists)
+    dists.allow("good")
+    from plugax.loader.registry import PluginConfigWarning
+    monkeypatch.setenv(var, f"{dists.name('good')},nosuchplugin")
+    with pytest.warns(PluginConfigWarning) as caught:
+        reg = dists.load()
+    [message] = [str(w.message) for w in caught if "nosuchplugin" in str(w.message)]
+    assert var in message and "matches no installed plugin" in message
+    assert dists.name("good") in message          # the names that do exist are listed
+    assert dists.record(reg, "good").status == (
+        "disabled" if var == "PLUGAX_DISABLE_PLUGINS" else "loaded")
+
+
+@pytest.mark.parametrize("var", ["PLUGAX_STRICT_PLUGINS", "PLUGAX_ENABLE_X64"])
+def test_an_invalid_boolean_variable_names_itself_and_the_accepted_values(monkeypatch, var):
+    from plugax.config import _env_flag
+    monkeypatch.setenv(var, "ture")
+    with pytest.raises(ValueError) as info:
+        _env_flag(var)
+    assert f"{var}='ture'" in str(info.value)
+    assert "1, true, yes, on" in str(info.value) and "0, false, no, off" in str(info.value)
+    for good, expected in (("YES", True), (" off ", False), ("", False)):
+        monkeypatch.setenv(var, good)
+        assert _env_flag(var) is expected
