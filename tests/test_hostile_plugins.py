@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import plugax
+from plugax.loader.registry import PluginWarning
 
 HEADER = """
 from plugax.extend import PluginInfo, hookimpl
@@ -171,3 +172,79 @@ def test_an_invalid_boolean_variable_names_itself_and_the_accepted_values(monkey
     for good, expected in (("YES", True), (" off ", False), ("", False)):
         monkeypatch.setenv(var, good)
         assert _env_flag(var) is expected
+
+
+def _frontend_plugin(name: str, frontend=None, methods=None):
+    class P:
+        @plugax.extend.hookimpl
+        def plugax_plugin_info(self):
+            return plugax.extend.PluginInfo(name=name, api_versions=(2, 2))
+
+        @plugax.extend.hookimpl
+        def plugax_frontend(self):
+            return frontend or {}
+
+        @plugax.extend.hookimpl
+        def plugax_array_methods(self):
+            return methods or {}
+    return P()
+
+
+def _hijack(x, *a, **k):
+    return "hijacked"
+
+
+@pytest.mark.parametrize("target", ["grad", "vmap"])
+def test_a_frontend_hijack_of_a_kernel_name_is_refused_and_named(monkeypatch, target):
+    monkeypatch.delenv("PLUGAX_STRICT_PLUGINS", raising=False)
+    original = getattr(plugax, target)
+    with pytest.warns(PluginWarning) as caught:
+        with plugax.registry.scoped(_frontend_plugin("hijacker", {"plugax": {target: _hijack}}),
+                                    name="hijacker", distribution="evil-dist"):
+            assert getattr(plugax, target) is original          # original intact
+    [message] = [str(w.message) for w in caught if "may not replace" in str(w.message)]
+    assert f"plugax.{target}" in message and "evil-dist" in message
+    assert "the plugax kernel" in message and "overrides_name" in message
+    assert getattr(plugax, target) is original
+
+
+def test_strict_mode_refuses_a_hijack_with_an_error(monkeypatch):
+    monkeypatch.setenv("PLUGAX_STRICT_PLUGINS", "1")
+    with pytest.raises(plugax.PluginError, match="may not replace plugax.grad"):
+        with plugax.registry.scoped(_frontend_plugin("hijacker", {"plugax": {"grad": _hijack}}),
+                                    name="hijacker", distribution="evil-dist"):
+            pass
+    grad = plugax.grad
+    plugax.registry.unregister("hijacker")
+    assert plugax.grad is grad and plugax.grad is not _hijack
+
+
+@pytest.mark.parametrize("override_first", [True, False])
+def test_a_declared_override_wins_in_either_order_and_is_restored(monkeypatch, override_first):
+    """Two plugins give `plugax.numpy.hostile_sum` and `Array.hostile_m`; the one that
+    declares overrides_name wins whichever registers first; unregistering restores."""
+    monkeypatch.delenv("PLUGAX_STRICT_PLUGINS", raising=False)
+    plain = _frontend_plugin("plainplug", {"numpy": {"hostile_sum": lambda x: "plain"}},
+                             {"hostile_m": lambda self: "plain"})
+    wins = _frontend_plugin("overplug", {
+        "numpy": {"hostile_sum": plugax.extend.overrides_name(lambda x: "override")},
+        "plugax": {"grad": plugax.extend.overrides_name(_hijack)}},
+        {"hostile_m": plugax.extend.overrides_name(lambda self: "override")})
+    order = [(wins, "overplug"), (plain, "plainplug")]
+    order = order if override_first else order[::-1]
+    grad = plugax.grad
+    with pytest.warns(PluginWarning) as caught:
+        with plugax.registry.scoped(order[0][0], name=order[0][1], distribution="d0"), \
+                plugax.registry.scoped(order[1][0], name=order[1][1], distribution="d1"):
+            import plugax.numpy as pnp
+            assert pnp.hostile_sum(1) == "override"
+            assert plugax.extend.Array.hostile_m(None) == "override"
+            assert plugax.grad is _hijack
+    messages = [str(w.message) for w in caught]
+    assert any("'overplug'" in m and "overrides plugax.grad" in m and "kernel" in m
+               for m in messages)
+    both = [m for m in messages if "hostile_sum" in m]
+    assert both and all("'overplug'" in m and "'plainplug'" in m for m in both)
+    assert plugax.grad is grad                                            # restored
+    assert not hasattr(plugax.numpy, "hostile_sum")
+    assert not hasattr(plugax.extend.Array, "hostile_m")

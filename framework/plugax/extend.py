@@ -49,6 +49,7 @@ from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_mod
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
+from .loader.namespaces import overrides_name
 from .loader.ruleset import RuleSet, PluginInfo, Transformation
 from .loader.override import override, OverrideError, active_overrides
 from .loader.registry import plugin_api_version, registry as _registry
@@ -59,7 +60,7 @@ from .structural import (axes_removing_batching, checked_impl, linear_jvp, shape
                          unary_transpose)
 
 __all__ = [
-    "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
+    "overrides_name", "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
     "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
     "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
     # dtypes: constants, predicates, constructors, the promotion lattice

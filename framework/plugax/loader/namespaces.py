@@ -14,7 +14,26 @@ from typing import Callable, Mapping
 from ..core.array import Array
 from ..core.trace import Tracer
 
-__all__ = ["install_frontend", "install_array_methods", "clear_frontend", "namespace_module"]
+__all__ = ["install_frontend", "install_array_methods", "clear_frontend", "namespace_module",
+           "overrides_name"]
+
+
+class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
+    """Declares that a front-end function or Array method replaces a name that already
+    exists (a kernel name like `plugax.grad`, or one given by another plugin).
+
+    Without it a plugin cannot replace a name: one plugin silently hijacking
+    `plugax.numpy.sum` for everyone, with the winner decided by load order, is the
+    failure this prevents. The declared override wins whichever plugin loads first,
+    with a PluginWarning naming both.
+    """
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+
+# (qualified name) -> owner description, for names installed by the current rebuild
+_owners: dict[str, tuple[str, bool]] = {}
 
 _installed_functions: list[tuple[types.ModuleType, str]] = []
 # (module, name) -> what the module held before a plugin first set the name, so that a
@@ -45,25 +64,60 @@ def namespace_module(name: str) -> types.ModuleType:
     return module
 
 
-def install_frontend(namespaces: Mapping[str, Mapping[str, Callable]]) -> None:
+def _claim(qualname: str, current: object, fn: object, owner: str) -> tuple[object, str]:
+    """(function to install or _MISSING to keep the current one, message or "")."""
+    declared = isinstance(fn, overrides_name)
+    fn = fn.fn if declared else fn
+    if current is _MISSING or current is fn:        # new name, or a plain re-export
+        _owners.setdefault(qualname, (owner, declared))
+        return fn, ""
+    holder, held_by_override = _owners.get(qualname, ("the plugax kernel", False))
+    if declared and not held_by_override:
+        _owners[qualname] = (owner, True)
+        return fn, f"{owner} overrides {qualname} (given by {holder}), as it declares"
+    why = ("both declare overrides_name; the first loaded keeps it" if declared else
+           "wrap the function in plugax.extend.overrides_name(fn) to replace it")
+    return _MISSING, (f"{owner} may not replace {qualname}, given by {holder}; kept "
+                      f"{holder}'s ({why})")
+
+
+def install_frontend(namespaces: Mapping[str, Mapping[str, Callable]],
+                     owner: str = "a plugin") -> list[str]:
+    """Install a plugin's functions; returns the messages for names it overrode or was
+    refused (the registry turns them into PluginWarnings naming both plugins)."""
+    messages = []
     for ns_name, functions in namespaces.items():
         module = namespace_module(ns_name)
         for fname, fn in functions.items():
-            _original_functions.setdefault((module.__name__, fname),
-                                           module.__dict__.get(fname, _MISSING))
+            current = module.__dict__.get(fname, _MISSING)
+            fn, message = _claim(f"{module.__name__}.{fname}", current, fn, owner)
+            messages += [message] if message else []
+            if fn is _MISSING:
+                continue
+            _original_functions.setdefault((module.__name__, fname), current)
             setattr(module, fname, fn)
             _installed_functions.append((module, fname))
+    return messages
 
 
-def install_array_methods(methods: Mapping[str, Callable]) -> None:
+def install_array_methods(methods: Mapping[str, Callable], owner: str = "a plugin") -> list[str]:
+    messages = []
     for name, fn in methods.items():
+        fn, message = _claim(f"Array.{name}", Array.__dict__.get(name, _MISSING), fn, owner)
+        messages += [message] if message else []
+        if fn is _MISSING:
+            continue
         for cls in _CLASSES:
             _original_methods.setdefault((cls, name), cls.__dict__.get(name, _MISSING))
             setattr(cls, name, fn)
         _installed_methods.append(name)
+    return messages
 
 
 def clear_frontend() -> None:
+    """Put back what every installed name held before (kernel names re-exported or
+    overridden by a plugin included), so unregistering a plugin restores exactly."""
+    _owners.clear()
     for module, fname in _installed_functions:
         key = (module.__name__, fname)
         if key not in _original_functions:

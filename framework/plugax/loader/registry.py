@@ -280,10 +280,15 @@ class Registry:
         except CONTAINED as err:
             self._fail(record, f"{_hook_of(err)} raised {type(err).__name__}: {err}")
             return
+        messages = []
         for answer in frontend:
-            install_frontend(answer or {})
+            messages += install_frontend(answer or {}, record.owner())
         for answer in methods:
-            install_array_methods(answer or {})
+            messages += install_array_methods(answer or {}, record.owner())
+        for message in messages:   # a refusal or override is a warning, never order-silent
+            if self.strict and "may not replace" in message:
+                raise PluginError(message)
+            warnings.warn(message, PluginWarning, stacklevel=4)
 
     def _accept(self, record: PluginRecord) -> bool:
         try:
