@@ -12,7 +12,8 @@ from typing import Any, Callable, Sequence
 from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
 from ..core.rules import RuleContext, missing_rule, batching_rules
-from ..structural import broadcast_in_dim, moveaxis, reduce_sum
+from ..structural import (bdim_at_front, broadcast_batched, broadcast_in_dim,
+                          move_batch_axis, moveaxis, reduce_sum)
 from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
@@ -140,26 +141,6 @@ class all_front:
     def __iter__(self):
         while True:
             yield 0
-
-
-def broadcast_batched(x: Any, axis_size: int, dst: int) -> Any:
-    """Materialise an unbatched value with a batch axis of `axis_size` at `dst`."""
-    aval = get_aval(x)
-    shape = list(aval.shape)
-    dst = dst % (len(shape) + 1)  # negative: counted from the end of the batched shape
-    shape.insert(dst, axis_size)
-    dims = tuple(i for i in range(len(shape)) if i != dst)
-    return broadcast_in_dim(x, tuple(shape), dims)
-
-
-def move_batch_axis(axis_size: int, src: int | None, dst: int, x: Any) -> Any:
-    if src is None:
-        return broadcast_batched(x, axis_size, dst)
-    return moveaxis(x, src, dst)
-
-
-def bdim_at_front(x: Any, bdim: int | None, axis_size: int) -> Any:
-    return move_batch_axis(axis_size, bdim, 0, x)
 
 
 def _ct_in_layout(ct: Any, src: int | None, dst: int | None, axis_size: int) -> Any:

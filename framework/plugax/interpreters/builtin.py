@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any, Callable
 
 from ..core.array import Array
+from ..core.rules import IMPL_CTX
 from ..core.avals import ShapedArray
 from ..core.trace import EvalTrace, Primitive
 from ..loader.hookspec import hookimpl
@@ -29,7 +30,6 @@ __all__ = ["builtin_transformations", "expand_as_function"]
 def expand_as_function(prim: Primitive, expand: Callable, params: dict) -> Callable:
     """The decomposition as a flat function of arrays returning a list (what every
     transformation's `*_flat` entry point takes)."""
-    from ..core.rules import IMPL_CTX
     def fun(*xs: Any) -> list:
         out = expand(IMPL_CTX, *xs, **params)
         return list(out) if prim.multiple_results else [out]

@@ -16,7 +16,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Primitive, bind
 from ..interpreters.ad_util import Zero, instantiate, is_undefined_primal
 from ..loader.ruleset import RuleSet
-from .broadcast import broadcast_in_dim
+from .broadcast import bdim_at_front
 from .layout import moveaxis
 from .rules import checked_impl, linear_jvp, shape_error
 
@@ -24,14 +24,6 @@ __all__ = ["concatenate_p", "split_p", "concatenate", "split", "RULES"]
 
 concatenate_p = Primitive("concatenate")
 split_p = Primitive("split", multiple_results=True)
-
-
-def _to_front(x: Any, d: int | None, size: int) -> Any:
-    """Batch axis at position 0, materialised (broadcast) for an unbatched value."""
-    if d is not None:
-        return moveaxis(x, d, 0)
-    aval = get_aval(x)
-    return broadcast_in_dim(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
 
 
 # --- concatenate[dimension] ---------------------------------------------------------------
@@ -65,7 +57,7 @@ def _concatenate_transpose(ctx, ct, *args, dimension):
 
 
 def _concatenate_batching(ctx, args, dims, *, dimension):
-    moved = [_to_front(x, d, ctx.axis_size) for x, d in zip(args, dims)]
+    moved = [bdim_at_front(x, d, ctx.axis_size) for x, d in zip(args, dims)]
     return bind(concatenate_p, *moved, dimension=dimension + 1), 0
 
 

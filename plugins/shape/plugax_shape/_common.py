@@ -19,7 +19,7 @@ from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, Tracer, broad
                            default_int_dtype, deflinear, moveaxis)
 
 __all__ = ["canonical_axis", "canonical_axes", "defshape", "zeros", "index_dtype_ok",
-           "to_front", "lowering_of", "normalized_indices"]
+           "lowering_of", "normalized_indices"]
 
 
 def canonical_axis(axis: int, ndim: int, what: str = "axis") -> int:
@@ -64,11 +64,6 @@ def lowering_of(prim: Primitive) -> dict[str, Callable]:
     """The RuleSet `lowering` entry of `prim` (platform-independent, from lowering.py)."""
     from .lowering import LOWERINGS
     return {"default": LOWERINGS[prim.name]}
-
-
-def to_front(x: Any, d: int | None, size: int) -> Any:
-    """Batch axis to position 0, materialising it (broadcast) for an unbatched value."""
-    return broadcast_batched(x, size, 0) if d is None else moveaxis(x, d, 0)
 
 
 def zeros(shape: Sequence[int], dtype: Any) -> Any:

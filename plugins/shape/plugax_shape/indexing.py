@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, canonicalize_dtype,
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front, bind,
+                           canonicalize_dtype,
                            checked_impl, first_weak, is_undefined_primal, linear_jvp, moveaxis,
                            shape_error)
 
-from ._common import index_dtype_ok, lowering_of, to_front, zeros
+from ._common import index_dtype_ok, lowering_of, zeros
 
 iota_p = Primitive("iota")
 gather_p = Primitive("gather")
@@ -128,7 +129,7 @@ def _gather_vmap(ctx, args, dims, *, dimension_numbers):
         return gather(moveaxis(x, dx, 0), idx, axis=dn.axis + 1), 0
     if dx is None and dn.batch_dims == 0:      # the batch axis is one more index axis
         return gather(x, idx, axis=dn.axis), dn.axis + di
-    x, idx = to_front(x, dx, ctx.axis_size), to_front(idx, di, ctx.axis_size)
+    x, idx = bdim_at_front(x, dx, ctx.axis_size), bdim_at_front(idx, di, ctx.axis_size)
     return gather(x, idx, axis=dn.axis + 1, batch_dims=dn.batch_dims + 1), 0
 
 
@@ -169,10 +170,10 @@ def _scatter_add_transpose(ctx, ct, x, idx, updates, *, dimension_numbers):
 def _scatter_add_vmap(ctx, args, dims, *, dimension_numbers):
     (x, idx, upd), (dx, di, du), dn = args, dims, dimension_numbers
     size = ctx.axis_size
-    x, upd = to_front(x, dx, size), to_front(upd, du, size)
+    x, upd = bdim_at_front(x, dx, size), bdim_at_front(upd, du, size)
     if di is None and dn.batch_dims == 0:
         return scatter_add(x, idx, upd, axis=dn.axis + 1), 0
-    idx = to_front(idx, di, size)
+    idx = bdim_at_front(idx, di, size)
     return scatter_add(x, idx, upd, axis=dn.axis + 1, batch_dims=dn.batch_dims + 1), 0
 
 

@@ -13,11 +13,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bind, checked_impl, concatenate,
+from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, bdim_at_front, bind,
+                           checked_impl, concatenate,
                            deflinear, first_weak, get_aval, is_undefined_primal, linear_jvp,
                            moveaxis, shape_error, unary_transpose)
 
-from ._common import defshape, index_dtype_ok, lowering_of, normalized_indices, to_front, zeros
+from ._common import defshape, index_dtype_ok, lowering_of, normalized_indices, zeros
 from .structural import broadcast_in_dim
 
 slice_p = Primitive("slice")
@@ -138,7 +139,7 @@ def _pad_vmap(ctx, args, dims, *, padding_config):
         return bind(pad_p, x, pv, padding_config=config), dx
     # A batched padding value: pad with zero, then select it where the padding went.
     import plugax.lax as lax
-    x = to_front(x, dx, ctx.axis_size)
+    x = bdim_at_front(x, dx, ctx.axis_size)
     aval = get_aval(x)
     config = ((0, 0, 0),) + padding_config
     padded = bind(pad_p, x, Array(np.zeros((), aval.dtype)), padding_config=config)
@@ -208,7 +209,7 @@ def _batched_starts(starts, dims, axis_size):
 def _dynamic_slice_vmap(ctx, args, dims, *, slice_sizes):
     (x, *starts), (dx, *dstarts) = args, dims
     B = ctx.axis_size
-    x = to_front(x, dx, B)
+    x = bdim_at_front(x, dx, B)
     if all(d is None for d in dstarts):
         return dynamic_slice(x, [0, *starts], (B, *slice_sizes)), 0
     # Batched starts: one gather of a window per axis (gather keeps the batch in front).
@@ -282,7 +283,7 @@ def _dynamic_update_slice_transpose(ctx, ct, x, upd, *starts):
 def _dynamic_update_slice_vmap(ctx, args, dims):
     (x, upd, *starts), (dx, du, *dstarts) = args, dims
     B = ctx.axis_size
-    x, upd = to_front(x, dx, B), to_front(upd, du, B)
+    x, upd = bdim_at_front(x, dx, B), bdim_at_front(upd, du, B)
     if all(d is None for d in dstarts):
         return dynamic_update_slice(x, upd, [0, *starts]), 0
     # Batched starts: embed the update (and a mask of where it went) into zeros one axis

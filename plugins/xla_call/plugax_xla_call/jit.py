@@ -20,6 +20,7 @@ equation whose rules (primitive.py) transform the whole jaxpr.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import weakref
 from collections import OrderedDict
@@ -350,7 +351,6 @@ def _shared_cache(fun: Callable) -> tuple[OrderedDict, OrderedDict]:
 def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple) -> None:
     """A static_argnums entry beyond the function's positional parameters can never
     apply: a mistake, refused when jit is applied (as JAX does), not ignored."""
-    import inspect
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
