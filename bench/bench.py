@@ -343,6 +343,22 @@ def jit_fori_loop(impl: str) -> float:
     return best_per_call(lambda: block(impl, f(x)), repeat=5)
 
 
+# --- the array families' sections (bench/workloads_<family>.py) ---------------
+def load_family_sections() -> None:
+    """Run each `bench/workloads_*.py` in this module's namespace, so a family's
+    workloads sit in a file of their own but register with `@workload` here and
+    use the helpers above (the file names its own imports)."""
+    folder = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("workloads_") and name.endswith(".py"):
+            path = os.path.join(folder, name)
+            with open(path) as f:
+                exec(compile(f.read(), path, "exec"), globals())
+
+
+load_family_sections()
+
+
 # --- running and reporting -----------------------------------------------------
 ROUNDS = 2
 
