@@ -172,6 +172,9 @@ _CACHE_LIMIT = 4096
 # their results depend on the thread, so they are never cached while it lasts
 _uncached: set = set()
 _cache_lock = threading.Lock()
+# bumped by every forget_abstract_evals: an evaluation that started before the rules
+# changed must not store its (possibly old-rule) result after the cache was emptied
+_generation = [0]
 
 
 def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: str) -> Any:
@@ -204,11 +207,13 @@ def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: 
     except TypeError:   # an unhashable param value
         return run_abstract_eval(primitive, avals_in, params, transformation)
     if out is None:
+        generation = _generation[0]
         out = run_abstract_eval(primitive, avals_in, params, transformation)
         # under the lock: an override starting in another thread meanwhile either
-        # purges this entry or is seen here (see bypass_abstract_eval_cache)
+        # purges this entry or is seen here (see bypass_abstract_eval_cache); a
+        # rebuild meanwhile bumped the generation
         with _cache_lock:
-            if primitive not in _uncached:
+            if primitive not in _uncached and generation == _generation[0]:
                 if len(abstract_eval_cache) >= _CACHE_LIMIT:
                     abstract_eval_cache.clear()
                 abstract_eval_cache[key] = out
@@ -263,6 +268,7 @@ def bypass_abstract_eval_cache(primitive: Any, bypass: bool) -> None:
 def forget_abstract_evals() -> None:
     """Empty the abstract_eval cache (the rules changed, or the config did)."""
     with _cache_lock:
+        _generation[0] += 1
         abstract_eval_cache.clear()
 
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from ..core import rules as R
 from .ruleset import RuleSet, Transformation
+from .snapshot import Snapshot
 
 __all__ = ["derive_missing_rules"]
 
 
-def derive_missing_rules(rulesets: list[RuleSet], transformations: list[Transformation]) -> None:
-    """Fill, for each primitive with an `expand`, every rule kind it lacks whose
-    transformation can derive one."""
+def derive_missing_rules(snapshot: Snapshot, rulesets: list[RuleSet],
+                         transformations: list[Transformation]) -> None:
+    """Fill `snapshot`, for each primitive with an `expand`, with every rule kind it
+    lacks whose transformation can derive one."""
     derivers = [t for t in transformations if t.derive is not None]
     for rs in rulesets:
         if rs.expand is None:
@@ -27,11 +29,12 @@ def derive_missing_rules(rulesets: list[RuleSet], transformations: list[Transfor
             kind = R.rule_kinds.get(t.rule_kind)
             if kind is None:
                 continue
+            table = snapshot.table(t.rule_kind)
             if kind.per_platform:
-                if not any(rs.primitive in table for table in kind.table.values()):
-                    kind.table.setdefault("default", {})[rs.primitive] = \
+                if not any(rs.primitive in per_platform for per_platform in table.values()):
+                    snapshot.table(t.rule_kind, "default")[rs.primitive] = \
                         t.derive(rs.primitive, rs.expand)
-                    R.rule_origin[(rs.primitive, f"{t.rule_kind}:default")] = "derived"
-            elif rs.primitive not in kind.table:
-                kind.table[rs.primitive] = t.derive(rs.primitive, rs.expand)
-                R.rule_origin[(rs.primitive, t.rule_kind)] = "derived"
+                    snapshot.origin[(rs.primitive, f"{t.rule_kind}:default")] = "derived"
+            elif rs.primitive not in table:
+                table[rs.primitive] = t.derive(rs.primitive, rs.expand)
+                snapshot.origin[(rs.primitive, t.rule_kind)] = "derived"

@@ -73,5 +73,17 @@ def plugax_array_methods() -> Mapping[str, Callable]:
 
 
 @hookspec
+def plugax_rules_published() -> None:
+    """Called after every rebuild, once the new rule tables are live.
+
+    For a plugin that caches something derived from the tables (a fast path that
+    inlines its own impl rule while the table still holds it): refresh it here.
+    The other hooks run while the new tables are still being built, off to the
+    side, so they would see the old ones. An exception is contained: a warning
+    names the plugin (PLUGAX_STRICT_PLUGINS raises it).
+    """
+
+
+@hookspec
 def plugax_test_cases() -> Iterable[Any]:
     """Return `plugax.testing.Case` objects the conformance kit runs for this plugin."""

@@ -2,7 +2,8 @@
 
 The kernel defines no user-facing math: plugins contribute it. This module
 installs their functions as attributes of namespace modules and their methods
-on `Array` and `Tracer`, and removes them again on a rebuild.
+on `Array` and `Tracer`: a rebuild plans the whole set (`FrontendPlan`), then
+`apply_frontend` changes only the names that differ.
 """
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from typing import Callable, Mapping
 from ..core.array import Array
 from ..core.trace import Tracer
 
-__all__ = ["install_frontend", "install_array_methods", "clear_frontend", "namespace_module",
-           "overrides_name"]
+__all__ = ["FrontendPlan", "apply_frontend", "namespace_module", "overrides_name"]
 
 
 class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
@@ -32,17 +32,18 @@ class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
         self.fn = fn
 
 
-# (qualified name) -> owner description, for names installed by the current rebuild
-_owners: dict[str, tuple[str, bool]] = {}
-
-_installed_functions: list[tuple[types.ModuleType, str]] = []
-# (module, name) -> what the module held before a plugin first set the name, so that a
-# rebuild (unregistering a plugin that re-exports `plugax.vmap`) puts it back.
-_original_functions: dict[tuple, object] = {}
-_installed_methods: list[str] = []
 _MISSING = object()
-_original_methods: dict[tuple, object] = {}
 _CLASSES = (Array, Tracer)
+
+# What is installed now, as the last applied FrontendPlan left it:
+# (module name, attribute) -> value, and Array/Tracer method name -> value
+_installed_functions: dict[tuple[str, str], object] = {}
+_installed_methods: dict[str, object] = {}
+# (module name, attribute) / (class, method) -> what was there before any plugin set it,
+# so that a rebuild without the plugin (unregistering one that re-exports `plugax.vmap`)
+# puts it back
+_original_functions: dict[tuple[str, str], object] = {}
+_original_methods: dict[tuple, object] = {}
 
 
 def namespace_module(name: str) -> types.ModuleType:
@@ -64,71 +65,117 @@ def namespace_module(name: str) -> types.ModuleType:
     return module
 
 
-def _claim(qualname: str, current: object, fn: object, owner: str) -> tuple[object, str]:
-    """(function to install or _MISSING to keep the current one, message or "")."""
-    declared = isinstance(fn, overrides_name)
-    fn = fn.fn if declared else fn
-    if current is _MISSING or current is fn:        # new name, or a plain re-export
-        _owners.setdefault(qualname, (owner, declared))
-        return fn, ""
-    holder, held_by_override = _owners.get(qualname, ("the plugax kernel", False))
-    if declared and not held_by_override:
-        _owners[qualname] = (owner, True)
-        return fn, f"{owner} overrides {qualname} (given by {holder}), as it declares"
-    why = ("both declare overrides_name; the first loaded keeps it" if declared else
-           "wrap the function in plugax.extend.overrides_name(fn) to replace it")
-    return _MISSING, (f"{owner} may not replace {qualname}, given by {holder}; kept "
-                      f"{holder}'s ({why})")
+def _base_function(key: tuple[str, str]) -> object:
+    """What (module, attribute) holds when no plugin is loaded."""
+    if key in _original_functions:
+        return _original_functions[key]
+    return sys.modules[key[0]].__dict__.get(key[1], _MISSING)
 
 
-def install_frontend(namespaces: Mapping[str, Mapping[str, Callable]],
-                     owner: str = "a plugin") -> list[str]:
-    """Install a plugin's functions; returns the messages for names it overrode or was
-    refused (the registry turns them into PluginWarnings naming both plugins)."""
-    messages = []
-    for ns_name, functions in namespaces.items():
-        module = namespace_module(ns_name)
-        for fname, fn in functions.items():
-            current = module.__dict__.get(fname, _MISSING)
-            fn, message = _claim(f"{module.__name__}.{fname}", current, fn, owner)
-            messages += [message] if message else []
-            if fn is _MISSING:
-                continue
-            _original_functions.setdefault((module.__name__, fname), current)
-            setattr(module, fname, fn)
-            _installed_functions.append((module, fname))
-    return messages
+def _base_method(name: str) -> object:
+    return _original_methods.get((Array, name), Array.__dict__.get(name, _MISSING))
 
 
-def install_array_methods(methods: Mapping[str, Callable], owner: str = "a plugin") -> list[str]:
-    messages = []
-    for name, fn in methods.items():
-        fn, message = _claim(f"Array.{name}", Array.__dict__.get(name, _MISSING), fn, owner)
-        messages += [message] if message else []
-        if fn is _MISSING:
-            continue
-        for cls in _CLASSES:
-            _original_methods.setdefault((cls, name), cls.__dict__.get(name, _MISSING))
-            setattr(cls, name, fn)
-        _installed_methods.append(name)
-    return messages
+class FrontendPlan:
+    """Every front-end name and Array method the loaded plugins give, decided before
+    any is installed.
+
+    Why a plan: a rebuild runs while other threads call `plugax.numpy.sin`. Working
+    out the whole new set first and then changing only the names that differ
+    (`apply`) means a name both the old and the new set hold is never missing, not
+    even for an instant; clearing everything and reinstalling it, as a naive
+    rebuild would, breaks every thread that looks a name up in between.
+    """
+
+    def __init__(self) -> None:
+        self.functions: dict[tuple[str, str], object] = {}
+        self.methods: dict[str, object] = {}
+        self.owners: dict[str, tuple[str, bool]] = {}   # qualified name -> (owner, declared)
+
+    def add_functions(self, namespaces: Mapping[str, Mapping[str, Callable]],
+                      owner: str = "a plugin") -> list[str]:
+        """Plan a plugin's functions; returns the messages for names it overrode or was
+        refused (the registry turns them into PluginWarnings naming both plugins)."""
+        messages = []
+        for ns_name, functions in namespaces.items():
+            module = namespace_module(ns_name)
+            for fname, fn in functions.items():
+                key = (module.__name__, fname)
+                current = self.functions.get(key, _MISSING)
+                if current is _MISSING:
+                    current = _base_function(key)
+                fn = self._claim(f"{module.__name__}.{fname}", current, fn, owner, messages)
+                if fn is not _MISSING:
+                    self.functions[key] = fn
+        return messages
+
+    def add_methods(self, methods: Mapping[str, Callable], owner: str = "a plugin") -> list[str]:
+        messages = []
+        for name, fn in methods.items():
+            current = self.methods.get(name, _MISSING)
+            if current is _MISSING:
+                current = _base_method(name)
+            fn = self._claim(f"Array.{name}", current, fn, owner, messages)
+            if fn is not _MISSING:
+                self.methods[name] = fn
+        return messages
+
+    def add_primitive_handles(self, primitives: Mapping[str, object]) -> None:
+        """`plugax.lax.<name>_p` for every loaded primitive (JAX's handles), so a plugin
+        overriding or extending a built-in primitive needs no private import. A '-' in
+        a name becomes '_', as in JAX's handles (`scatter-add` is `scatter_add_p`)."""
+        module = namespace_module("lax")
+        for name, prim in primitives.items():
+            key = (module.__name__, f"{name.replace('-', '_')}_p")
+            if key[1].isidentifier() and key not in self.functions \
+                    and _base_function(key) is _MISSING:
+                self.functions[key] = prim
+
+    def _claim(self, qualname: str, current: object, fn: object, owner: str,
+               messages: list[str]) -> object:
+        """The function to plan for `qualname`, or _MISSING to keep `current`."""
+        declared = isinstance(fn, overrides_name)
+        fn = fn.fn if declared else fn
+        if current is _MISSING or current is fn:        # new name, or a plain re-export
+            self.owners.setdefault(qualname, (owner, declared))
+            return fn
+        holder, held_by_override = self.owners.get(qualname, ("the plugax kernel", False))
+        if declared and not held_by_override:
+            self.owners[qualname] = (owner, True)
+            messages.append(f"{owner} overrides {qualname} (given by {holder}), as it declares")
+            return fn
+        why = ("both declare overrides_name; the first loaded keeps it" if declared else
+               "wrap the function in plugax.extend.overrides_name(fn) to replace it")
+        messages.append(f"{owner} may not replace {qualname}, given by {holder}; kept "
+                        f"{holder}'s ({why})")
+        return _MISSING
 
 
-def clear_frontend() -> None:
-    """Put back what every installed name held before (kernel names re-exported or
-    overridden by a plugin included), so unregistering a plugin restores exactly."""
-    _owners.clear()
-    for module, fname in _installed_functions:
-        key = (module.__name__, fname)
-        if key not in _original_functions:
-            continue            # a name set by two plugins: already restored
-        original = _original_functions.pop(key)
+def apply_frontend(plan: FrontendPlan) -> None:
+    """Make the namespaces and Array methods what `plan` says, changing only what
+    differs: new and changed names are set first, then names the plan no longer
+    holds get back what they held before any plugin (see FrontendPlan)."""
+    for key, fn in plan.functions.items():
+        module = sys.modules[key[0]]
+        if key not in _installed_functions:
+            _original_functions.setdefault(key, module.__dict__.get(key[1], _MISSING))
+        if module.__dict__.get(key[1], _MISSING) is not fn:
+            setattr(module, key[1], fn)
+    for key in [k for k in _installed_functions if k not in plan.functions]:
+        module, original = sys.modules[key[0]], _original_functions.pop(key, _MISSING)
         if original is _MISSING:
-            module.__dict__.pop(fname, None)
+            module.__dict__.pop(key[1], None)
         else:
-            setattr(module, fname, original)
+            setattr(module, key[1], original)
     _installed_functions.clear()
-    for name in _installed_methods:
+    _installed_functions.update(plan.functions)
+    for name, fn in plan.methods.items():
+        for cls in _CLASSES:
+            if name not in _installed_methods:
+                _original_methods.setdefault((cls, name), cls.__dict__.get(name, _MISSING))
+            if cls.__dict__.get(name, _MISSING) is not fn:
+                setattr(cls, name, fn)
+    for name in [n for n in _installed_methods if n not in plan.methods]:
         for cls in _CLASSES:
             original = _original_methods.pop((cls, name), _MISSING)
             if original is not _MISSING:
@@ -136,16 +183,6 @@ def clear_frontend() -> None:
             elif name in cls.__dict__:
                 delattr(cls, name)
     _installed_methods.clear()
+    _installed_methods.update(plan.methods)
 
 
-def install_primitive_handles(primitives: Mapping[str, object]) -> None:
-    """`plugax.lax.<name>_p` for every loaded primitive (JAX's handles), so a plugin
-    overriding or extending a built-in primitive needs no private import. A '-' in a
-    name becomes '_', as in JAX's handles (`scatter-add` is `scatter_add_p`)."""
-    module = namespace_module("lax")
-    for name, prim in primitives.items():
-        handle = f"{name.replace('-', '_')}_p"
-        if handle.isidentifier() and handle not in module.__dict__:
-            _original_functions.setdefault((module.__name__, handle), _MISSING)
-            setattr(module, handle, prim)
-            _installed_functions.append((module, handle))

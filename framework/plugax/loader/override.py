@@ -24,8 +24,8 @@ primitive's abstract evaluations are not memoised (core/rules.py).
 Limits: an override entered *inside* a transformation (in a function being
 traced) changes the rules the transformation applies in the block, but an
 equation staged there is lowered later, with the rules active then.
-Registering or unregistering a plugin rebuilds the tables; do not do it inside
-a block (the block's dispatchers would be dropped).
+Registering or unregistering a plugin while blocks are active keeps them: the
+new tables get the dispatchers back, over the new loaded rules.
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from ..errors import PlugaxError
 from .registry import registry
 from .ruleset import RuleSet
 from .signatures import rule_signature_problem
+from .snapshot import Snapshot, before_publish, publish_lock
 
 __all__ = ["override", "OverrideError", "active_overrides"]
 
@@ -84,9 +85,22 @@ class _Slot:
         self.dispatcher = _make_dispatcher(key, self)
 
 
-# (kind, platform, primitive) -> _Slot; changed under _lock only
+# (kind, platform, primitive) -> _Slot; changed under _lock only, which is the
+# registry's publish lock: a rebuild and an override never write the tables at once
 _slots: dict[tuple, _Slot] = {}
-_lock = threading.Lock()
+_lock = publish_lock
+
+
+def _keep_dispatchers(snapshot: Snapshot) -> None:
+    """A rebuild is about to publish `snapshot`: every entry overridden somewhere keeps
+    its dispatcher, which now falls back to the rule the new registry loads."""
+    for (kind, platform, primitive), slot in _slots.items():
+        table = snapshot.table(kind, platform)
+        slot.base = table.get(primitive)
+        table[primitive] = slot.dispatcher
+
+
+before_publish.append(_keep_dispatchers)
 
 
 def _make_dispatcher(key: tuple, slot: _Slot) -> Callable:

@@ -24,8 +24,7 @@ from ..errors import PluginConflictError, PluginError
 from . import hookspec
 from .derive import derive_missing_rules
 from .signatures import signature_problems
-from .namespaces import (clear_frontend, install_array_methods, install_frontend,
-                         install_primitive_handles)
+from .snapshot import Snapshot, publish
 from .ruleset import VERSION_1_NAMES, PluginInfo, RuleSet, Transformation
 
 __all__ = ["Registry", "PluginRecord", "PluginWarning", "registry", "plugin_api_version"]
@@ -93,6 +92,8 @@ class Registry:
         self.transformations: dict[str, tuple] = {}
         self.primitives_by_name: dict[str, Any] = {}
         self._lookup_misses: list | None = None
+        self._building: dict | None = None   # the snapshot's primitives, while it is built
+        self._builder: int | None = None     # the thread building it
         self._lock = threading.RLock()
 
     @property
@@ -246,33 +247,57 @@ class Registry:
             raise
 
     def rebuild(self) -> None:
-        """Recompute every table from the loaded plugins (in place: callers keep references)."""
+        """Recompute every table from the loaded plugins into a fresh Snapshot, then
+        publish it (loader/snapshot.py says why: threads reading the tables meanwhile
+        see old rules or new ones, never a half-built registry). Callers keep their
+        references to the live tables: publishing changes their contents."""
         with self._lock:
-            for kind in R.rule_kinds.values():
-                kind.table.clear()
-            R.rule_owner.clear()
-            R.rule_origin.clear()
-            R.forget_abstract_evals()
-            clear_frontend()
-            loaded = [r for r in self.records.values() if r.status == "loaded"]
-            accepted = [r for r in loaded if self._accept(r)]
-            self.transformations = self._collect_transformations(accepted)
-            accepted = [r for r in accepted if r.status == "loaded"]
-            installed = self._collect_rulesets(accepted)
-            for record, rs in installed:
-                self._install(record, rs)
-            derive_missing_rules([rs for _, rs in installed if rs.defines],
-                                 [t for t, _ in self.transformations.values()])
-            for record in accepted:
-                if record.status == "loaded":
-                    self._check_requires(record)
-                if record.status == "loaded":
-                    self._install_frontend(record)
-            install_primitive_handles(self.primitives_by_name)
+            try:
+                snapshot = self._build()
+            finally:
+                self._building = self._builder = None
+            publish(snapshot)
+            self.primitives_by_name = snapshot.primitives_by_name
+            self.transformations = snapshot.transformations
             self.version += 1
+            self._announce_published()
 
-    def _install_frontend(self, record: PluginRecord) -> None:
-        """Ask `record` for its front-end functions and Array methods before installing
+    def _announce_published(self) -> None:
+        """Run every loaded plugin's plugax_rules_published hook (see hookspec.py)."""
+        for record in [r for r in self.records.values() if r.status == "loaded"]:
+            try:
+                self._answers("plugax_rules_published", record)
+            except CONTAINED as err:
+                message = (f"{record.owner()}: plugax_rules_published raised "
+                           f"{type(err).__name__}: {err}")
+                if self.strict:
+                    raise PluginError(message) from err
+                warnings.warn(message, PluginWarning, stacklevel=4)
+
+    def _build(self) -> Snapshot:
+        snapshot = Snapshot()
+        # primitives defined so far, for lookup_primitive in this thread
+        self._building = snapshot.primitives_by_name
+        self._builder = threading.get_ident()
+        loaded = [r for r in self.records.values() if r.status == "loaded"]
+        accepted = [r for r in loaded if self._accept(r)]
+        transformations = snapshot.transformations = self._collect_transformations(accepted)
+        accepted = [r for r in accepted if r.status == "loaded"]
+        installed = self._collect_rulesets(accepted)
+        for record, rs in installed:
+            self._install(snapshot, record, rs)
+        derive_missing_rules(snapshot, [rs for _, rs in installed if rs.defines],
+                             [t for t, _ in transformations.values()])
+        for record in accepted:
+            if record.status == "loaded":
+                self._check_requires(record)
+            if record.status == "loaded":
+                self._plan_frontend(snapshot, record)
+        snapshot.frontend.add_primitive_handles(snapshot.primitives_by_name)
+        return snapshot
+
+    def _plan_frontend(self, snapshot: Snapshot, record: PluginRecord) -> None:
+        """Ask `record` for its front-end functions and Array methods before planning
         any, so that a hook raising leaves nothing of that plugin half-installed."""
         try:
             frontend = self._answers("plugax_frontend", record)
@@ -282,9 +307,9 @@ class Registry:
             return
         messages = []
         for answer in frontend:
-            messages += install_frontend(answer or {}, record.owner())
+            messages += snapshot.frontend.add_functions(answer or {}, record.owner())
         for answer in methods:
-            messages += install_array_methods(answer or {}, record.owner())
+            messages += snapshot.frontend.add_methods(answer or {}, record.owner())
         for message in messages:   # a refusal or override is a warning, never order-silent
             if self.strict and "may not replace" in message:
                 raise PluginError(message)
@@ -341,7 +366,7 @@ class Registry:
         # another's primitive (plugax-jet) finds it with get_primitive at hook time; a
         # plugin that looked up a name defined by a plugin answering later is asked again
         # once every plugin has answered. Answers keep the plugins' order.
-        self.primitives_by_name = {}
+        building = self._building
         answered: dict[int, list | None] = {}
         missed = []
         for record in records:
@@ -349,7 +374,7 @@ class Registry:
             answered[id(record)] = answers = self._ruleset_answers(record)
             for rs in answers or ():
                 if rs.defines:
-                    self.primitives_by_name.setdefault(rs.primitive.name, rs.primitive)
+                    building.setdefault(rs.primitive.name, rs.primitive)
             if self._lookup_misses:
                 missed.append(record)
         self._lookup_misses = None
@@ -357,7 +382,8 @@ class Registry:
             answered[id(record)] = self._ruleset_answers(record)
         answers_by_record = [(r, answered[id(r)]) for r in records
                              if answered.get(id(r)) is not None]
-        self.primitives_by_name, self._definers = {}, {}
+        building.clear()
+        self._definers = {}
         for record, _ in answers_by_record:
             record.primitives = []
         owners: dict[tuple, PluginRecord] = {}     # (name, kind) -> record giving it
@@ -373,7 +399,7 @@ class Registry:
                     continue
                 for rs in mine:
                     if stage == "define":
-                        self.primitives_by_name[rs.primitive.name] = rs.primitive
+                        building[rs.primitive.name] = rs.primitive
                         self._definers[rs.primitive.name] = record
                         record.primitives.append(rs.primitive)
                     for kind in rs.kinds():
@@ -402,8 +428,9 @@ class Registry:
     def lookup_primitive(self, name: str) -> Any:
         """The primitive named `name` (None if no plugin defines it); while the tables
         are rebuilt, a miss is remembered so the asking plugin is asked again."""
-        prim = self.primitives_by_name.get(name)
-        if prim is None and self._lookup_misses is not None:
+        building = self._builder is not None and self._builder == threading.get_ident()
+        prim = (self._building if building else self.primitives_by_name).get(name)
+        if prim is None and building and self._lookup_misses is not None:
             self._lookup_misses.append(name)
         return prim
 
@@ -413,7 +440,7 @@ class Registry:
         seen: set = set()
         for rs in rulesets:
             name = rs.primitive.name
-            existing = self.primitives_by_name.get(name)
+            existing = self._building.get(name)
             if stage == "define":
                 if name in seen:
                     return f"it defines primitive '{name}' twice"
@@ -448,17 +475,17 @@ class Registry:
             raise PluginConflictError(f"{record.owner()} was not loaded: {reason}")
         self._fail(record, reason)
 
-    def _install(self, record: PluginRecord, rs: RuleSet) -> None:
+    def _install(self, snapshot: Snapshot, record: PluginRecord, rs: RuleSet) -> None:
         prim = rs.primitive
         if rs.defines:
-            R.rule_owner[prim] = record.owner()
+            snapshot.owner[prim] = record.owner()
         origin = "own" if rs.defines else f"from {record.name}"
         for kind, rule in rs.rules.items():
-            R.rule_kinds[kind].table[prim] = rule
-            R.rule_origin[(prim, kind)] = origin
+            snapshot.table(kind)[prim] = rule
+            snapshot.origin[(prim, kind)] = origin
         for platform, rule in rs.lowering.items():
-            R.lowering_rules.setdefault(platform, {})[prim] = rule
-            R.rule_origin[(prim, f"lowering:{platform}")] = origin
+            snapshot.table("lowering", platform)[prim] = rule
+            snapshot.origin[(prim, f"lowering:{platform}")] = origin
 
     def _check_requires(self, record: PluginRecord) -> None:
         missing = [name for name in record.info.requires

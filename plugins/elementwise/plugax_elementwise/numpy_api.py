@@ -54,7 +54,7 @@ _INLINED = {p: (_OWN_IMPLS[p], fn) for p, fn in {**A.FLOAT_IMPLS, **T.FLOAT_IMPL
 _current_impl = rule_kinds["impl"].table.get
 # primitive -> [the NumPy function the eager fast path inlines, or None]: one cell per
 # primitive, read on every eager call (cheaper than looking the table up each time)
-# and refreshed by `refresh_eager_paths` whenever the registry rebuilds the tables
+# and refreshed by `refresh_eager_paths` whenever the registry publishes new tables
 _EAGER_CELLS: dict[Primitive, list] = {}
 
 
@@ -65,8 +65,9 @@ def _eager_cell(prim: Primitive) -> list:
 def refresh_eager_paths() -> None:
     """Inline a primitive's NumPy function only while the impl table still holds this
     family's rule for it: a plugin's override (RuleSet(overrides=True)) then reaches
-    plugax.numpy and the operators too. Called from the family's plugax_frontend hook,
-    which the registry runs after every table rebuild. (A scoped `override` block runs
+    plugax.numpy and the operators too. Called from the family's
+    plugax_rules_published hook, once every rebuild's tables are live. (A scoped
+    `override` block runs
     on its own eager interpreter, where no fast path applies.)"""
     for prim, cell in _EAGER_CELLS.items():
         own, impl = _INLINED.get(prim, (None, None))

@@ -32,10 +32,14 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    # the registry runs this after every table rebuild: the eager fast paths look again
-    # at which impl rules are this family's own (an override may have replaced one)
-    numpy_api.refresh_eager_paths()
     return {"lax": LAX, "numpy": NUMPY}
+
+
+@hookimpl
+def plugax_rules_published() -> None:
+    # the new tables are live: the eager fast paths look again at which impl rules
+    # are this family's own (another plugin's override may have replaced one)
+    numpy_api.refresh_eager_paths()
 
 
 @hookimpl

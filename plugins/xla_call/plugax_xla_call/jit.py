@@ -135,10 +135,12 @@ class _Entry:
                  "single")
 
     def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
-                 const_tracers: list = ()):
+                 const_tracers: list = (), version: int | None = None):
         self.closed, self.out_tree, self.name = closed, out_tree, name
         self.const_tracers = list(const_tracers)
-        self.version = registry_version()
+        # the registry version read *before* tracing: if plugins changed while it traced,
+        # the entry is stale at once and the next call traces again with the new rules
+        self.version = registry_version() if version is None else version
         self._exe = None
         self.single = tu.treedef_is_leaf(out_tree)
         self._build = _output_builder(out_tree)
@@ -259,10 +261,11 @@ class JitFunction:
         def fun(dyn_args: tuple, dyn_kwargs: dict) -> Any:
             return self.fun(*_merge(dyn_args, static_vals), **dyn_kwargs, **static_kw)
 
+        version = registry_version()
         flat, out_tree = flatten_fun(fun, in_tree)
         closed = trace_to_jaxpr(flat, avals)
         closed, const_tracers = _hoist_tracer_consts(closed)
-        return _Entry(closed, out_tree(), self.name, const_tracers)
+        return _Entry(closed, out_tree(), self.name, const_tracers, version)
 
     def _split_static(self, args: tuple, kwargs: dict) -> tuple:
         positions = self._static_positions(len(args))
