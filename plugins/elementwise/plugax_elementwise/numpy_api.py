@@ -67,8 +67,7 @@ def refresh_eager_paths() -> None:
     family's rule for it: a plugin's override (RuleSet(overrides=True)) then reaches
     plugax.numpy and the operators too. Called from the family's
     plugax_rules_published hook, once every rebuild's tables are live. (A scoped
-    `override` block runs
-    on its own eager interpreter, where no fast path applies.)"""
+    `override` block runs on its own eager interpreter, where no fast path applies.)"""
     for prim, cell in _EAGER_CELLS.items():
         own, impl = _INLINED.get(prim, (None, None))
         cell[0] = impl if impl is not None and _current_impl(prim) is own else None
