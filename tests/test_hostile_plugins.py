@@ -9,6 +9,8 @@ KeyboardInterrupt is not (it is the user asking to stop).
 """
 from __future__ import annotations
 
+import os
+
 import sys
 
 import numpy as np
@@ -172,6 +174,29 @@ def test_an_invalid_boolean_variable_names_itself_and_the_accepted_values(monkey
     for good, expected in (("YES", True), (" off ", False), ("", False)):
         monkeypatch.setenv(var, good)
         assert _env_flag(var) is expected
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-3", "1.5"])
+def test_an_invalid_jit_cache_size_names_itself(monkeypatch, raw):
+    """PLUGAX_JIT_CACHE_SIZE is read when plugax is imported: a fresh interpreter."""
+    import subprocess
+    import sys
+    env = {**os.environ, "PLUGAX_JIT_CACHE_SIZE": raw, "PLUGAX_LOAD_PLUGINS": ""}
+    proc = subprocess.run([sys.executable, "-c", "import plugax"], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert f"PLUGAX_JIT_CACHE_SIZE={raw!r} is not valid" in proc.stderr
+    assert "an integer >= 1" in proc.stderr
+
+
+def test_config_update_checks_values():
+    with pytest.raises(TypeError, match="'enable_x64' takes True or False, got 'yes'"):
+        plugax.config.update("jax_enable_x64", "yes")
+    with pytest.raises(ValueError, match="'jit_cache_size' takes an integer >= 1, got 0"):
+        plugax.config.update("jit_cache_size", 0)
+    before = plugax.config.jit_cache_size
+    plugax.config.update("jit_cache_size", before)
+    assert plugax.config.jit_cache_size == before
 
 
 def _frontend_plugin(name: str, frontend=None, methods=None):

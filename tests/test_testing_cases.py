@@ -180,6 +180,33 @@ def test_a_hook_returning_non_cases_is_named(plugax_registry):
         declared_cases("wrong")
 
 
+def test_a_raising_test_cases_hook_is_contained_and_named(plugax_registry):
+    """One plugin's broken plugax_test_cases hook fails one named case; the other
+    plugins' cases are still collected."""
+    from plugax.errors import PluginError
+    from plugax.testing.cases import plugin_cases
+
+    class Broken:
+        @hookimpl
+        def plugax_plugin_info(self):
+            return PluginInfo(name="broken")
+
+        @hookimpl
+        def plugax_test_cases(self):
+            raise RuntimeError("no cases today")
+
+    plugax_registry.register(Broken(), "broken", distribution="brokendist", version="1.2")
+    with pytest.raises(PluginError, match="brokendist 1.2.*plugax_test_cases raised "
+                                          "RuntimeError: no cases today"):
+        declared_cases("broken")
+    params = plugin_cases()
+    ids = [p.id for p in params]
+    assert "broken:plugax_test_cases" in ids and len(ids) > 1
+    failure = params[ids.index("broken:plugax_test_cases")].values[0]
+    with pytest.raises(PluginError, match="brokendist"):
+        check_case(failure)
+
+
 def test_register_check_extends_check_primitive():
     seen = []
     register_check("toy_extra", lambda prim, *args, **params: seen.append((prim, params)),

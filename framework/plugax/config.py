@@ -32,6 +32,35 @@ def _env_flag(name: str, default: bool = False) -> bool:
                      f"empty (false)")
 
 
+def _env_int(name: str, default: int, minimum: int = 1) -> int:
+    """An integer PLUGAX_* variable of at least `minimum`; anything else is an error
+    naming the variable (a typo must not silently fall back to the default)."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        raise ValueError(f"environment variable {name}={raw!r} is not valid; accepted "
+                         f"values: an integer >= {minimum} (default {default})")
+    return value
+
+
+def _checked(name: str, value: Any) -> Any:
+    """`value` for flag `name`, or a TypeError/ValueError naming the flag."""
+    if name == "enable_x64":
+        if not isinstance(value, (bool, int)) or value not in (0, 1):
+            raise TypeError(f"config flag 'enable_x64' takes True or False, got {value!r}")
+        return bool(value)
+    if name == "jit_cache_size":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"config flag 'jit_cache_size' takes an integer >= 1, "
+                             f"got {value!r}")
+    return value
+
+
 class Config:
     """Flags read by the kernel. `update` is the only way to change them."""
 
@@ -41,7 +70,7 @@ class Config:
         self.enable_x64: bool = _env_flag("PLUGAX_ENABLE_X64")
         # Traced-and-compiled signatures kept per jitted function (least recently used
         # dropped first); env PLUGAX_JIT_CACHE_SIZE.
-        self.jit_cache_size: int = int(os.environ.get("PLUGAX_JIT_CACHE_SIZE", "4096"))
+        self.jit_cache_size: int = _env_int("PLUGAX_JIT_CACHE_SIZE", 4096)
         self._listeners: list = []
 
     def update(self, name: str, value: Any) -> None:
@@ -52,6 +81,7 @@ class Config:
         if name not in self._known:
             raise AttributeError(
                 f"plugax.config has no flag {name!r}; known flags: {', '.join(self._known)}")
+        value = _checked(name, value)
         setattr(self, name, value)
         for listener in self._listeners:
             listener(name, value)

@@ -145,11 +145,23 @@ def _with_transpose(rules: tuple) -> tuple:
     return rules[:at] + ("transpose",) + rules[at:]
 
 
+class HookFailure:
+    """Stands in for the cases of a plugin whose plugax_test_cases hook raised, so that
+    one plugin's broken hook fails one test, named after it, instead of stopping the
+    collection of every plugin's cases."""
+
+    def __init__(self, plugin: str, message: str) -> None:
+        self.plugin, self.id, self.message = plugin, "plugax_test_cases", message
+
+
 def check_case(case: Case) -> CheckResult:
     """Run `case`'s checks (and its dtype matrix, if it declares one); return those run.
 
     Third-party transformations' checks run too unless the case names its
     `rules` explicitly (then only those it names)."""
+    if isinstance(case, HookFailure):
+        from ..errors import PluginError
+        raise PluginError(case.message)
     ran = check_primitive(case.prim, *case.args, rules=case.rules,
                           linear_argnums=case.linear_argnums, options=case.options,
                           lowering=case.lowering, case=case,
@@ -161,11 +173,13 @@ def check_case(case: Case) -> CheckResult:
     return ran
 
 
-def declared_cases(*plugin_names: str) -> list[Case]:
+def declared_cases(*plugin_names: str, keep_going: bool = False) -> list:
     """The Cases the named loaded plugins declare (all loaded plugins if none named).
 
     Raises LookupError naming the loaded plugins when a named one is not loaded,
-    and TypeError when a plugin's hook returns something other than Cases.
+    and TypeError when a plugin's hook returns something other than Cases. A hook
+    that raises is a PluginError naming the plugin, or with `keep_going` a
+    `HookFailure` in the list (check_case raises that PluginError when run).
     """
     from ..loader.registry import registry
     records = registry.records
@@ -177,7 +191,17 @@ def declared_cases(*plugin_names: str) -> list[Case]:
                           f"check PLUGAX_LOAD_PLUGINS and `plugax plugins`)")
     cases = []
     for name in names:
-        for answer in registry._answers("plugax_test_cases", records[name]):
+        try:
+            answers = registry._answers("plugax_test_cases", records[name])
+        except Exception as err:   # noqa: BLE001 - contained: named, not propagated raw
+            message = (f"{records[name].owner()}: plugax_test_cases raised "
+                       f"{type(err).__name__}: {err}")
+            if not keep_going:
+                from ..errors import PluginError
+                raise PluginError(message) from err
+            cases.append(HookFailure(name, message))
+            continue
+        for answer in answers:
             for case in answer or ():
                 if not isinstance(case, Case):
                     raise TypeError(f"{records[name].owner()}: plugax_test_cases must return "
@@ -191,6 +215,6 @@ def plugin_cases(*plugin_names: str) -> list:
     """`declared_cases` as pytest params with readable ids (`special:erf[2x3]`)."""
     import pytest
     return [pytest.param(case, id=f"{case.plugin}:{case.id}") for case in
-            declared_cases(*plugin_names)]
+            declared_cases(*plugin_names, keep_going=True)]
 
 
