@@ -46,6 +46,7 @@ from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal, close_over_not
 from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_module
+from .lowering import custom_call  # noqa: F401  (jaxlib's kernels: LAPACK custom calls)
 from .api import flatten_fun
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl

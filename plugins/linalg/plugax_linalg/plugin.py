@@ -1,7 +1,15 @@
-"""Hook implementations of the linear-algebra family (work in progress: issue 15)."""
+"""Hook implementations of the linear-algebra family (issue 15).
+
+Six primitives (`primitives`: cholesky, triangular_solve, lu, qr, eigh, svd) with
+their differentiation rules (`ad`) and LAPACK lowerings (`lowering`); the front
+ends `plugax.lax.linalg` (`lax_api`), `plugax.numpy.linalg` (`numpy_api`) and
+`plugax.scipy.linalg` (`scipy_api`) are built on them.
+"""
 from __future__ import annotations
 
-from plugax.extend import PluginInfo, hookimpl
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import ad, lax_api, lowering, numpy_api, primitives as P, scipy_api
 
 
 @hookimpl
@@ -12,4 +20,13 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return []
+    return [RuleSet(p, impl=P.IMPL[p], abstract_eval=P.ABSTRACT_EVAL[p], jvp=ad.JVP[p],
+                    batching=P.BATCHING[p], transpose=ad.TRANSPOSE.get(p),
+                    lowering={"default": lowering.LOWERING[p]})
+            for p in P.IMPL]
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax.linalg": dict(lax_api.LAX_LINALG), "numpy.linalg": dict(numpy_api.NUMPY_LINALG),
+            "scipy.linalg": dict(scipy_api.SCIPY_LINALG)}

@@ -1,0 +1,1 @@
+SCIPY_LINALG = {}
