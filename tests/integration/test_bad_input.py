@@ -102,3 +102,18 @@ def test_an_eager_result_that_cannot_fit_in_memory_fails_at_once():
     # tracing is abstract: the same program stages fine, and small ones still run
     assert "broadcast_in_dim" in str(plugax.make_jaxpr(lambda: pnp.zeros((10**6, 10**6)))())
     assert float(pnp.sum(pnp.ones((300, 300)))) == 90000.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: pnp.outer(a, a),                         # dot_general
+    lambda a: pnp.dot(a[:, None], a[None, :]),
+    lambda a: plugax.lax.broadcast_in_dim(a, (a.shape[0], a.shape[0]), (1,)),
+], ids=["outer", "dot", "broadcast_in_dim"])
+def test_any_eager_primitive_whose_result_cannot_fit_fails_at_once(make):
+    """The check is the kernel's, on every eager primitive's output aval, not only
+    broadcast's: the bytes are known before the impl rule runs."""
+    a = np.ones(10**6, np.float32)
+    with pytest.raises(plugax.ResourceExhaustedError, match=r"RESOURCE_EXHAUSTED: \w+ to "
+                                                            r"float32\[1000000, 1000000\]"):
+        make(a)
+    assert float(pnp.sum(make(np.ones(3, np.float32)))) > 0    # the next call works

@@ -23,6 +23,7 @@ from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversion
 from .array import Array, canonicalize_value, typed_array
 from .avals import ShapedArray, get_aval
 from .frames import user_frame
+from .memory import check_fits
 from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, missing_rule, \
     rule_owner
 
@@ -276,6 +277,9 @@ class EvalTrace(Trace):
         if rule is None:
             raise missing_rule(primitive, "impl", "evaluation")
         out_aval = abstract_eval(primitive, avals, params, "evaluation")
+        for aval in (out_aval if primitive.multiple_results else (out_aval,)):
+            if type(aval) is ShapedArray:
+                check_fits(primitive.name, aval.shape, aval.dtype)
         out = _run_impl(rule, primitive, vals, params)
         if primitive.multiple_results:
             return [_as_result(o, a, primitive) for o, a in zip(out, out_aval)]

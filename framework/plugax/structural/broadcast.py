@@ -15,9 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray, get_aval
-from ..core.frames import user_frame
+from ..core.memory import check_fits
 from ..core.trace import Primitive, bind
-from ..errors import ResourceExhaustedError
 from ..loader.ruleset import RuleSet
 from . import lowering as L
 from .layout import moveaxis, reshape
@@ -52,35 +51,9 @@ def _broadcast_in_dim_abstract_eval(ctx, aval: ShapedArray, *, shape,
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _memory_bytes() -> int | None:
-    """This machine's physical memory, or None where the OS does not say."""
-    import os
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-_MEMORY = _memory_bytes()
-
-
-def _check_fits(shape: tuple, dtype: np.dtype) -> None:
-    """Refuse an eager result that could never be materialised. NumPy would happily
-    build it as a zero-stride view, and the next operation (a sum of `zeros((10**6,
-    10**6))`) would then grind through 10**12 elements for minutes; XLA, and so JAX,
-    fails at once when it cannot allocate the buffer. This is that error, eagerly."""
-    nbytes = math.prod(shape) * dtype.itemsize   # Python ints: no overflow, ~0.1 us
-    if _MEMORY is not None and nbytes > _MEMORY:
-        raise ResourceExhaustedError(
-            f"RESOURCE_EXHAUSTED: broadcast_in_dim to {dtype.name}{list(shape)} needs "
-            f"{nbytes / 2**30:,.1f} GiB, more than this machine's memory "
-            f"({_MEMORY / 2**30:,.1f} GiB); an eager result must fit in memory (as an "
-            f"XLA buffer must under jit)\n  at {user_frame()}")
-
-
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     x = np.asarray(x)
-    _check_fits(shape, x.dtype)
+    check_fits("broadcast_in_dim", shape, x.dtype)
     if x.flags.c_contiguous and x.size and x.itemsize:
         # a read-only view with zero strides on the new and stretched dims, built
         # directly: np.broadcast_to costs several times more for small arrays
@@ -170,10 +143,18 @@ def _reduce_sum_transpose(ctx, ct, x, *, axes):
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """lax.reduce_sum: the sum over `axes` (negative axes count from the end)."""
-    ndim = get_aval(operand).ndim
+    aval = get_aval(operand)
+    ndim = aval.ndim
     axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    return bind(reduce_sum_p, operand,
-                axes=tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes))
+    # checked against the user's operand (under vmap the primitive sees shifted axes)
+    if any(not isinstance(a, (int, np.integer)) or isinstance(a, bool) for a in axes):
+        raise TypeError(f"lax.reduce_sum: axes must be integers, got {axes}")
+    out = tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
+    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
+        raise ValueError(f"lax.reduce_sum: reduction axes {axes} are out of bounds or "
+                         f"repeated for an operand {aval.str_short()} (rank {ndim}): each "
+                         f"axis must be in [-{ndim}, {ndim}), at most once")
+    return bind(reduce_sum_p, operand, axes=out)
 
 
 # --- batch axes: what vmap and every batching rule do with the two primitives above ---
