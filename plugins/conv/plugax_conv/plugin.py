@@ -1,15 +1,27 @@
-"""Hook implementations of the convolution and window family (work in progress: issue 15)."""
+"""Hook implementations of the convolution and window family (issue 15).
+
+Primitives: `conv_general_dilated` (module `conv`, front ends in `api`) and the
+window reductions (module `windows`). The family builds on the dot family's
+lax.Precision (reached through plugax.lax), so it requires "dot".
+"""
 from __future__ import annotations
 
-from plugax.extend import PluginInfo, hookimpl
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import api, conv
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    return PluginInfo(name="conv", requires=("elementwise", "shape", "reductions"),
+    return PluginInfo(name="conv", requires=("elementwise", "shape", "reductions", "dot"),
                       description="convolutions and reduce_window (pooling)")
 
 
 @hookimpl
-def plugax_primitive_rules() -> list:
-    return []
+def plugax_primitive_rules() -> list[RuleSet]:
+    return list(conv.RULES)
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax": dict(api.LAX), "numpy": dict(api.NUMPY)}

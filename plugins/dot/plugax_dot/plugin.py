@@ -8,6 +8,7 @@ from __future__ import annotations
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
 from . import dot_general, einsum, numpy_api
+from .precision import Precision, canonicalize_precision
 
 
 @hookimpl
@@ -24,7 +25,11 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": dict(dot_general.LAX), "numpy": {**numpy_api.NUMPY, **einsum.NUMPY}}
+    # canonicalize_precision is JAX's internal lax.lax function, public here so the conv
+    # family (which may reach dot only through plugax.lax) canonicalises the same way
+    return {"lax": {**dot_general.LAX, "Precision": Precision,
+                    "canonicalize_precision": canonicalize_precision},
+            "numpy": {**numpy_api.NUMPY, **einsum.NUMPY}}
 
 
 @hookimpl
