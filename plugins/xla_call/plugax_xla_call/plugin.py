@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import aot, jit, primitive
+from . import aot, devices, jit, primitive
 
 
 @hookimpl
@@ -20,4 +20,5 @@ def plugax_primitive_rules() -> list[RuleSet]:
 @hookimpl
 def plugax_frontend() -> dict:
     return {"plugax": {"jit": jit.jit, "ShapeDtypeStruct": jit.ShapeDtypeStruct,
-                       "deserialize_compiled": aot.deserialize_compiled}}
+                       "deserialize_compiled": aot.deserialize_compiled,
+                       **{name: getattr(devices, name) for name in devices.__all__}}}

@@ -1,0 +1,64 @@
+"""`device_put`, `device_get` and the device queries, as JAX spells them.
+
+Why in this family: a plugax Array lives on the host (a NumPy value) until jit
+needs it on the device; `device_put` does that transfer up front, so a loop of
+jitted calls pays it once, and is the name ported JAX programs use for it.
+Under a transformation a value is abstract, and `device_put` returns it as it
+is (JAX stages an identity there).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from plugax import tree_util as tu
+from plugax.extend import Array, Tracer, get_aval, runtime
+
+__all__ = ["device_put", "device_get", "devices", "local_devices", "default_backend"]
+
+
+def _put(leaf: Any) -> Any:
+    if isinstance(leaf, Tracer):
+        return leaf
+    if type(leaf) is not Array:
+        aval = get_aval(leaf)      # refuses None, strings, object arrays, naming them
+        leaf = Array(np.asarray(leaf, dtype=aval.dtype), aval.weak_type)
+    runtime().to_device(leaf)
+    return leaf
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
+    """Each array leaf of the pytree `x` as an Array whose buffer is on the device.
+
+    `device` may be None or one of `devices()` (plugax runs on one device)."""
+    if device is not None and device not in devices():
+        raise ValueError(f"device_put: {device!r} is not one of this process's devices "
+                         f"{devices()}")
+    return tu.tree_map(_put, x)
+
+
+def _get(leaf: Any) -> Any:
+    return np.asarray(leaf) if isinstance(leaf, (Array, Tracer)) else leaf
+
+
+def device_get(x: Any) -> Any:
+    """Each Array leaf of the pytree `x` as a NumPy array on the host (other leaves as
+    they are); a traced value raises, as it has no value yet."""
+    return tu.tree_map(_get, x)
+
+
+def devices(backend: str | None = None) -> list:
+    """The devices jit runs on (jaxlib's device objects)."""
+    return list(runtime().backend().client.devices())
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
+    return devices(backend)
+
+
+def default_backend() -> str:
+    """The platform jit compiles for: "cpu", or "gpu" with a GPU plugin."""
+    platform = runtime().backend().platform
+    return "gpu" if platform in ("cuda", "rocm") else platform
