@@ -14,7 +14,7 @@ import numpy as np
 from plugax.extend import bind, default_float_dtype, get_aval
 
 from .ad import mT
-from .primitives import cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
+from .primitives import check_matrix, cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
 __all__ = ["LAX_LINALG", "inexact", "cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"]
 
@@ -37,6 +37,7 @@ def cholesky(x: Any, *, symmetrize_input: bool = True) -> Any:
     """The lower Cholesky factor of each (symmetric positive-definite) matrix; NaNs where
     a matrix is not positive definite."""
     x = inexact(x)
+    check_matrix("cholesky", get_aval(x))   # before symmetrising: name the primitive
     return bind(cholesky_p, symmetrize(x) if symmetrize_input else x)
 
 
@@ -77,6 +78,7 @@ def eigh(x: Any, *, lower: bool = True, symmetrize_input: bool = True,
          sort_eigenvalues: bool = True, subset_by_index: Any = None) -> tuple[Any, Any]:
     """(v, w): eigenvectors (columns) and ascending eigenvalues of symmetric matrices."""
     x = inexact(x)
+    check_matrix("eigh", get_aval(x))
     v, w = bind(eigh_p, symmetrize(x) if symmetrize_input else x, lower=bool(lower),
                 sort_eigenvalues=bool(sort_eigenvalues), subset_by_index=subset_by_index,
                 algorithm=None)

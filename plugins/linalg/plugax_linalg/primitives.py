@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import (Primitive, ShapedArray, ShapeError, bdim_at_front, get_aval,
-                           is_float)
+from plugax.extend import Primitive, ShapedArray, ShapeError, bdim_at_front
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p"]
 
@@ -120,8 +119,8 @@ def _cholesky_impl(ctx, x: np.ndarray) -> np.ndarray:
         for i, m in enumerate(flat):
             try:
                 out[i] = np.linalg.cholesky(m)
-            except np.linalg.LinAlgError:
-                out[i] = np.nan
+            except np.linalg.LinAlgError:   # NaNs on and below the diagonal, as under jit
+                out[i] = np.tril(np.full(m.shape, np.nan, m.dtype))
         return out.reshape(x.shape)
 
 
@@ -208,10 +207,6 @@ def _front(prim: Primitive):
         return (out, [0] * len(out)) if prim.multiple_results else (out, 0)
     batching.__doc__ = f"vmap of {prim.name}: the mapped axis becomes a leading batch dim"
     return batching
-
-
-def _not_float(x: Any) -> bool:
-    return not is_float(get_aval(x).dtype)
 
 
 ABSTRACT_EVAL = {cholesky_p: _cholesky_abstract_eval,
