@@ -30,6 +30,7 @@ from .interpreters.custom_calls import (custom_jvp_call_p, custom_lin_p, custom_
                                         linearize_custom_vjp)
 from .jaxpr.check import check_call_operands
 from .jaxpr.interpret import eval_jaxpr
+from . import stop_gradient as _stop_gradient
 from .loader.hookspec import hookimpl
 from .loader.ruleset import PluginInfo, RuleSet
 from .structural import add_tangents
@@ -273,7 +274,11 @@ class _KernelPlugin:
 
     @hookimpl
     def plugax_plugin_info(self) -> PluginInfo:
-        return PluginInfo(name="kernel", description="custom derivative support")
+        return PluginInfo(name="kernel", description="custom derivatives and stop_gradient")
+
+    @hookimpl
+    def plugax_frontend(self) -> dict:
+        return {"lax": {"stop_gradient": _stop_gradient.stop_gradient}}
 
     @hookimpl
     def plugax_primitive_rules(self) -> list:
@@ -289,7 +294,8 @@ class _KernelPlugin:
                 RuleSet(custom_jvp_call_p, jvp=_custom_jvp_call_jvp, batching=_custom_jvp_call_vmap,
                         transpose=_custom_jvp_call_transpose, **common),
                 RuleSet(custom_vjp_call_p, jvp=_custom_vjp_call_jvp, batching=_custom_vjp_call_vmap,
-                        transpose=_custom_vjp_call_transpose, **common)]
+                        transpose=_custom_vjp_call_transpose, **common),
+                *_stop_gradient.RULES]
 
 
 kernel_plugin = _KernelPlugin()
