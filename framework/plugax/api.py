@@ -198,8 +198,13 @@ def _axis_size(args: list, dims: list, axis_size: int | None) -> int:
 def argnums_partial(f: Callable, argnums: tuple[int, ...], args: tuple) -> tuple[Callable, tuple]:
     """`f` as a function of only the arguments at `argnums` (the others fixed)."""
     for i in argnums:
-        if not -len(args) <= i < len(args):
-            raise ValueError(f"argnums {argnums} out of range for {len(args)} arguments")
+        if i >= len(args):   # the caller passed too few arguments (JAX: TypeError)
+            raise TypeError(f"differentiating with respect to argnums={i} requires at least "
+                            f"{i + 1} positional arguments to be passed by the caller, but "
+                            f"got only {len(args)}")
+        if i < -len(args):
+            raise ValueError(f"argnums={i} is out of range for {len(args)} positional "
+                             f"arguments: it must be >= -{len(args)} and < {len(args)}")
     argnums = tuple(i % len(args) for i in argnums)
 
     def f_partial(*dyn: Any) -> Any:

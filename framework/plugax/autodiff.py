@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import wraps
 from typing import Any, Callable, Sequence
 
+from . import dtypes
 from . import tree_util as tu
 from .api import AuxOutputs, argnums_partial, as_arrays, flatten_fun, flatten_fun_aux
 from .core.array import shared_constant
@@ -111,10 +112,25 @@ def linearize(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         if t_tree != in_tree:
             raise TypeError(f"linearized function expects tangents structured like the "
                             f"primals, {in_tree}; got {t_tree}")
+        _check_linearized_tangents(t_flat, primals_flat)
         return tu.tree_unflatten(out_tree, as_arrays(lin.apply(t_flat)))
 
     out = tu.tree_unflatten(out_tree, as_arrays(lin.primals_out))
     return (out, f_lin, aux) if has_aux else (out, f_lin)
+
+
+def _check_linearized_tangents(t_flat: list, primals_flat: list) -> None:
+    """A tangent must have its primal's tangent type: the linear jaxpr was staged for
+    those shapes, and another shape fails deep inside it naming a primitive the user
+    never called (or, for a rank-0 tangent, broadcasts into a wrong answer)."""
+    for t, p in zip(t_flat, primals_flat):
+        want, got = tangent_aval(get_aval(p)), get_aval(t)
+        if got.shape != want.shape or (got.dtype != want.dtype and not (
+                got.weak_type and ad_util.is_differentiable(want.dtype))):
+            raise ValueError(f"linearized function called on tangent values inconsistent "
+                             f"with the original primal values: got tangent "
+                             f"{got.str_short()} for primal {get_aval(p).str_short()}, but "
+                             f"expected {want.str_short()}")
 
 
 def _linearize_tree(f: Callable, primals_flat: list, in_tree: tu.PyTreeDef,
@@ -171,15 +187,20 @@ def _check_cotangent_types(ct_flat: list, primals_out: list) -> None:
                              f"{get_aval(out).str_short()}")
 
 
-def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple) -> None:
-    """Every differentiated leaf must be inexact; the error names the argument."""
+def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple,
+                       allow_int: bool = False) -> None:
+    """Every differentiated leaf must be inexact (an integer's gradient would be a
+    meaningless zero); the error names the argument. `allow_int` lets integer and
+    boolean leaves through, with float0 gradients, as in JAX."""
+    if allow_int:
+        return
     for k, x in enumerate(leaves):
         aval = get_aval(x)
         if not ad_util.is_differentiable(aval.dtype):
             raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is "
                             f"a sub-dtype of np.inexact), but got {aval.dtype.name} for "
                             f"argument {_argnum_of_leaf(k, in_tree, argnums)}. If you want to "
-                            f"use Boolean- or integer-valued inputs, use vjp instead.")
+                            f"use Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
 
 
 def _argnum_of_leaf(k: int, in_tree: tu.PyTreeDef, argnums: tuple) -> int:
@@ -201,14 +222,22 @@ def _check_scalar_output(out_flat: list, out_tree: tu.PyTreeDef) -> None:
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
-    if not ad_util.is_differentiable(aval.dtype):
+    if not dtypes.is_float(aval.dtype):
+        # a complex output is refused too: its "gradient" is not defined without a
+        # choice (holomorphic or not), and transposing from a real one gave 0
+        hint = (" For differentiating functions with complex outputs, use plugax.vjp "
+                "directly." if aval.dtype.kind == "c" else "")
         raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype "
-                        f"of np.floating), but got {aval.dtype.name}.")
+                        f"of np.floating), but got {aval.dtype.name}.{hint}")
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable:
-    """A function returning `(f(*args), gradient of f w.r.t. args[argnums])`."""
+                   has_aux: bool = False, allow_int: bool = False) -> Callable:
+    """A function returning `(f(*args), gradient of f w.r.t. args[argnums])`.
+
+    With `allow_int`, integer and boolean arguments are allowed; their gradients are
+    float0 zeros (there is no derivative along an integer), as in JAX."""
+    _check_callable(f, "value_and_grad")
     multiple = not isinstance(argnums, int)
     nums = tuple(argnums) if multiple else (argnums,)
 
@@ -218,7 +247,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         # output or of the cotangent (a scalar output is a single leaf)
         f_partial, dyn = argnums_partial(f, nums, args)
         primals_flat, in_tree = tu.tree_flatten(dyn)
-        _check_grad_inputs(primals_flat, in_tree, nums)
+        _check_grad_inputs(primals_flat, in_tree, nums, allow_int)
         lin, out_tree, aux = _linearize_tree(f_partial, primals_flat, in_tree, has_aux)
         ans = as_arrays(lin.primals_out)
         _check_scalar_output(ans, out_tree)
@@ -231,9 +260,12 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
     return value_and_grad_f
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """The gradient of scalar-valued `f` w.r.t. the arguments at `argnums`."""
-    vg = value_and_grad(f, argnums, has_aux)
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         allow_int: bool = False) -> Callable:
+    """The gradient of scalar-valued `f` w.r.t. the arguments at `argnums` (see
+    `value_and_grad` for `allow_int`)."""
+    _check_callable(f, "grad")
+    vg = value_and_grad(f, argnums, has_aux, allow_int)
 
     @wraps(f)
     def grad_f(*args: Any) -> Any:
@@ -241,6 +273,12 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -
         return (g, out[1]) if has_aux else g
 
     return grad_f
+
+
+def _check_callable(f: Any, name: str) -> None:
+    """Refused when the transformation is applied, not at the first call's traceback."""
+    if not callable(f):
+        raise TypeError(f"{name} expects a callable, got {type(f).__name__}: {f!r}")
 
 
 def linear_transpose(f: Callable, *primals: Any) -> Callable:

@@ -78,22 +78,27 @@ def _unravel(jac: Any, axis: int, leaf: Any) -> Any:
 
 
 def _check_float_inputs(leaves: list, name: str) -> None:
+    """An integer input has no derivative: its Jacobian would be a meaningless zero
+    (it came out as a void-dtype array), so it is refused, naming the dtype."""
     for x in leaves:
         dtype = get_aval(x).dtype
         if not ad_util.is_differentiable(dtype):
+            hint = ", or set allow_int to True" if name == "jacrev" else ""
             raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype "
                             f"that is a sub-dtype of np.inexact), but got {dtype.name}. If "
                             f"you want to use Boolean- or integer-valued inputs, use vjp "
-                            f"or jvp instead.")
+                            f"or jvp instead{hint}.")
 
 
-def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str) -> tuple:
+def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str,
+                         allow_int: bool = False) -> tuple:
     """`f` as a function of the arguments at `nums` only, those arguments (as Arrays
     or tracers: never converted to NumPy), their flat leaves and tree."""
     f_partial, dyn = argnums_partial(f, nums, args)
     leaves, in_tree = tu.tree_flatten(dyn)
     leaves = as_arrays(leaves)
-    _check_float_inputs(leaves, name)
+    if not allow_int:
+        _check_float_inputs(leaves, name)
     return f_partial, tu.tree_unflatten(in_tree, leaves), leaves, in_tree
 
 
@@ -126,13 +131,16 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return jac_f
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """The Jacobian of `f` by reverse mode: one vjp per output basis vector, batched."""
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           allow_int: bool = False) -> Callable:
+    """The Jacobian of `f` by reverse mode: one vjp per output basis vector, batched.
+    With `allow_int`, integer inputs are allowed and their blocks are float0 zeros."""
     nums, multiple = _argnums_tuple(argnums)
 
     @wraps(f)
     def jac_f(*args: Any) -> Any:
-        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacrev")
+        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacrev",
+                                                               allow_int)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:

@@ -33,7 +33,8 @@ _buffer_of = operator.attrgetter("_buf")
 class Executable:
     """A loaded XLA executable with the avals it was compiled for."""
 
-    __slots__ = ("loaded", "in_avals", "out_avals", "out_sigs", "handlers", "text", "_run")
+    __slots__ = ("loaded", "in_avals", "out_avals", "out_sigs", "handlers", "text", "_run",
+                 "float0_outs")
 
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
                  out_avals: Sequence[ShapedArray], text: str = ""):
@@ -45,6 +46,9 @@ class Executable:
         self.handlers = [b.result_handler(_device_aval(a)) for a in self.out_avals]
         self.text = text
         self._run = loaded.execute_sharded
+        # float0 results come back from the device as bool; they are given back as
+        # float0 (as eagerly, and as in JAX), so jit and eager agree on the type
+        self.float0_outs = [i for i, a in enumerate(self.out_avals) if a.dtype == dtypes.float0]
 
     def __call__(self, leaves: Sequence[Any]) -> list[Array]:
         """Run on Arrays (or NumPy values and scalars of the compiled types).
@@ -62,7 +66,11 @@ class Executable:
         if not on_device:
             bufs = [_buffer(x, aval) for x, aval in zip(leaves, self.in_avals)]
         outs = self._run(bufs).consume_with_handlers(self.handlers)
-        return list(map(_new_array, outs, self.out_avals, self.out_sigs))
+        results = list(map(_new_array, outs, self.out_avals, self.out_sigs))
+        if self.float0_outs:
+            for i in self.float0_outs:
+                results[i] = Array(np.zeros(self.out_avals[i].shape, dtypes.float0), False)
+        return results
 
     def serialize(self) -> bytes:
         return backend().client.serialize_executable(self.loaded)

@@ -50,7 +50,9 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     if aval.dtype.kind not in "iu":
         raise TypeError(f"switch: index must be an integer scalar, got {aval.str_short()}")
     branches = list(branches)
-    if not branches or not all(callable(b) for b in branches):
+    if not branches:   # JAX: ValueError("Empty branch sequence")
+        raise ValueError("switch: empty branch sequence; pass at least one branch")
+    if not all(callable(b) for b in branches):
         raise TypeError("switch: branches must be a non-empty sequence of callables")
     index = lax.convert_element_type(index, np.int32)
     if len(branches) == 1:

@@ -71,8 +71,19 @@ IS_FINITE = defvectorized(is_finite_p, np.isfinite,
 eq_p, ne_p = Primitive("eq"), Primitive("ne")
 lt_p, le_p, gt_p, ge_p = Primitive("lt"), Primitive("le"), Primitive("gt"), Primitive("ge")
 
-COMPARISONS = [defbroadcasting(p, fn, dtype_rule=_bool_result(same_dtypes(p)), jvp=defjvp(p),
-                               lowering=L.compare(p.name.upper()))
+def _comparison_dtype(p: Primitive):
+    """eq and ne take any dtype; the ordering comparisons refuse complex operands,
+    which have no order (NumPy orders them lexicographically, XLA refuses them: the
+    answer would differ between eager and jit), as JAX does."""
+    if p in (eq_p, ne_p):
+        return same_dtypes(p)
+    return same_dtypes(p, lambda d: d.kind != "c",
+                       "an integer, floating-point or bool dtype: complex numbers are "
+                       "not ordered")
+
+
+COMPARISONS = [defbroadcasting(p, fn, dtype_rule=_bool_result(_comparison_dtype(p)),
+                               jvp=defjvp(p), lowering=L.compare(p.name.upper()))
                for p, fn in ((eq_p, np.equal), (ne_p, np.not_equal), (lt_p, np.less),
                              (le_p, np.less_equal), (gt_p, np.greater),
                              (ge_p, np.greater_equal))]

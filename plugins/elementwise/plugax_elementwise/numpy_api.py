@@ -182,7 +182,10 @@ def _unchanged_unless(name: str, prim: Primitive, applies: frozenset) -> Callabl
     int, abs of an unsigned)."""
     def general(x: Any) -> Any:
         x, = promote_dtypes(name, x)
-        return prim.bind(x) if _dtype(x) in applies else x
+        # complex is not "unchanged": its abs is a real magnitude, and floor/ceil are
+        # undefined; the primitive refuses it, naming itself and the dtype, where
+        # returning x would be a silently wrong answer
+        return prim.bind(x) if _dtype(x) in applies or _dtype(x).kind == "c" else x
     return general
 
 
@@ -321,6 +324,8 @@ def _log_base(name: str, base: float) -> Callable:
 def round(a: Any, decimals: int = 0) -> Any:
     """Round half to even at `decimals` digits; integers are returned as they are."""
     x, = promote_dtypes("round", a)
+    if _dtype(x).kind == "c":   # refused by the primitive (never returned unrounded)
+        return L.round_p.bind(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN)
     if _dtype(x) not in float_dtypes:
         if decimals < 0:
             raise NotImplementedError("round: negative decimals for integer input")
@@ -361,7 +366,12 @@ def where(condition: Any, x: Any = None, y: Any = None, /) -> Any:
 
 
 def clip(arr: Any, min: Any = None, max: Any = None) -> Any:
-    """arr limited to [min, max] (either may be None), via maximum and minimum."""
+    """arr limited to [min, max] (either may be None), via maximum and minimum.
+    Complex values are refused, as in JAX: they have no order to clip in."""
+    for v in (arr, min, max):
+        if v is not None and is_operand(v) and _dtype(v).kind == "c":
+            raise ValueError("clip received a complex value either through the input or "
+                             "the min/max keywords; complex numbers are not ordered")
     if min is not None:
         arr = NUMPY["maximum"](min, arr)
     if max is not None:

@@ -37,9 +37,14 @@ def canonical_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     """NumPy's axis argument (None, int or sequence, negatives allowed) as a sorted tuple."""
     if axes is None:
         return tuple(range(ndim))
+    if not isinstance(axes, (int, np.integer)) and not hasattr(axes, "__iter__"):
+        raise TypeError(f"axis must be None, an int or a tuple of ints, got {axes!r}")
     axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
     out = []
     for a in axes:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            # int(1.5) would silently reduce over axis 1
+            raise TypeError(f"axis must be None, an int or a tuple of ints, got {axes!r}")
         a = int(a)
         if not -ndim <= a < ndim:
             raise ValueError(f"axis {a} is out of bounds for an array of rank {ndim}")

@@ -185,15 +185,26 @@ RULES = [
 
 
 # --- lax front ends ------------------------------------------------------------------------
-def _lax_axes(operand: Any, axes: Any) -> tuple[int, ...]:
-    ndim = get_aval(operand).ndim
+def _lax_axes(operand: Any, axes: Any, name: str) -> tuple[int, ...]:
+    """The user's axes, checked here against the operand the user passed: the
+    primitive's own check would, under vmap, name the batched operand and shifted
+    axes. Out of range or repeated is a ValueError (as in JAX), not an int a TypeError."""
+    aval = get_aval(operand)
+    ndim = aval.ndim
     axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    return tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
+    if any(not isinstance(a, (int, np.integer)) or isinstance(a, bool) for a in axes):
+        raise TypeError(f"lax.{name}: axes must be integers, got {axes}")
+    out = tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
+    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
+        raise ValueError(f"lax.{name}: reduction axes {axes} are out of bounds or repeated "
+                         f"for an operand {aval.str_short()} (rank {ndim}): each axis must be "
+                         f"in [-{ndim}, {ndim}), at most once")
+    return out
 
 
 def _lax_reduction(prim: Primitive) -> Callable:
     def reduction(operand: Any, axes: Sequence[int]) -> Any:
-        return bind(prim, operand, axes=_lax_axes(operand, axes))
+        return bind(prim, operand, axes=_lax_axes(operand, axes, prim.name))
     reduction.__name__ = prim.name
     reduction.__doc__ = f"lax.{prim.name}: reduce `operand` over `axes`."
     return reduction
@@ -201,7 +212,7 @@ def _lax_reduction(prim: Primitive) -> Callable:
 
 def _lax_arg(prim: Primitive) -> Callable:
     def arg(operand: Any, axis: int, index_dtype: Any) -> Any:
-        return bind(prim, operand, axes=_lax_axes(operand, (axis,)),
+        return bind(prim, operand, axes=_lax_axes(operand, (axis,), prim.name),
                     index_dtype=canonicalize_dtype(index_dtype))
     arg.__name__ = prim.name
     arg.__doc__ = f"lax.{prim.name}: index of the extremum along `axis`."

@@ -148,8 +148,8 @@ def test_printed_like_jax():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: lax.reduce_sum(np.ones(3, np.float32), (1,)), "reduce_sum"),
-    (lambda: lax.reduce_sum(np.ones(3, np.float32), (0, 0)), "distinct axes"),
+    (lambda: lax.reduce_sum_p.bind(np.ones(3, np.float32), axes=(1,)), "reduce_sum"),
+    (lambda: reduce_max_p.bind(np.ones(3, np.float32), axes=(0, 0)), "distinct axes"),
     (lambda: lax.reduce_sum(np.ones(3, bool), (0,)), "does not accept dtype bool"),
     (lambda: lax.reduce_and(np.ones(3, np.float32), (0,)), "bool or an integer"),
     (lambda: lax.argmax(np.ones((0, 2), np.float32), 0, np.int32), "non-empty"),
@@ -160,6 +160,17 @@ def test_shape_errors_name_the_primitive(call, message):
     with pytest.raises(ShapeError, match=message) as info:
         call()
     assert "f32[" in str(info.value) or "bool[" in str(info.value)
+
+
+@pytest.mark.parametrize("reduce", [lax.reduce_sum, lax.reduce_max, lax.reduce_prod])
+@pytest.mark.parametrize("axes", [(1,), (-2,), (0, 0), (0, -1)])
+def test_lax_front_ends_refuse_bad_axes_as_jax_does(reduce, axes):
+    """A ValueError naming the user's axes and operand, checked before binding: the
+    primitive's own check would, under vmap, name the batched operand's axes."""
+    for f in (reduce, plugax.vmap(reduce, in_axes=(0, None))):
+        x = np.ones((2, 3) if f is not reduce else (3,), np.float32)
+        with pytest.raises(ValueError, match=rf"reduction axes \({axes[0]},.*f32\[3\]"):
+            f(x, axes)
 
 
 def test_lax_front_ends_accept_negative_axes():

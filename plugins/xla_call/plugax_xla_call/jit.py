@@ -183,7 +183,7 @@ class JitFunction:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        _check_static_argnums(fun, self.name, self.static_argnums)
+        _check_static_argnums(fun, self.name, self.static_argnums, self.static_argnames)
         self._caches = _shared_cache(fun)   # (x64 off, x64 on)
         self._lock = threading.Lock()
         self._simple = not self.static_argnums and not self.static_argnames
@@ -351,14 +351,24 @@ def _shared_cache(fun: Callable) -> tuple[OrderedDict, OrderedDict]:
         return OrderedDict(), OrderedDict()
 
 
-def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple) -> None:
-    """A static_argnums entry beyond the function's positional parameters can never
-    apply: a mistake, refused when jit is applied (as JAX does), not ignored."""
+def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple,
+                          static_argnames: tuple = ()) -> None:
+    """A static_argnums entry beyond the function's positional parameters, or a
+    static_argnames entry naming no parameter, can never apply: a mistake (usually a
+    typo), refused when jit is applied (as JAX does), not ignored."""
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return
-    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+    kinds = {p.kind for p in params}
+    named = {p.name for p in params if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                   inspect.Parameter.KEYWORD_ONLY)}
+    unknown = sorted(set(static_argnames) - named)
+    if unknown and inspect.Parameter.VAR_KEYWORD not in kinds:
+        raise ValueError(f"jitted function {name!r} has invalid argnames {unknown} in "
+                         f"static_argnames: it has no parameter of that name (its parameters: "
+                         f"{', '.join(p.name for p in params) or 'none'})")
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
         return
     n = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY,
                        inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params)

@@ -1,0 +1,487 @@
+"""The bad-input catalogue's case tables (issue 14, part 1), generated from tables.
+
+`make_cases(px, pnp, lax)` builds every case over the given namespaces: plugax,
+`plugax.numpy` and `plugax.lax` in the test. The table names nothing of plugax
+itself, so that the same table can be replayed against JAX (jax, jax.numpy,
+jax.lax) by hand when checking wording and error classes; the test never imports
+JAX. Each case is one callable over NumPy operands, the exception class it must
+raise and a fragment of the message that names the user's mistake, and the modes
+it is run in: eager, under `jit`, under `vmap` (the operands stacked twice) and
+under `grad` (w.r.t. the first operand, of the sum of the result), so that every
+transformation agrees on whether the call is an error.
+"""
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+F32, F16, I32, U8 = np.float32, np.float16, np.int32, np.uint8
+ALL_MODES = ("eager", "jit", "vmap", "grad")
+
+
+@dataclass(frozen=True)
+class Case:
+    """`fn(*args)` must raise `error` with `fragment` (a string, or a tuple of strings
+    that must all appear) in its message in each mode. `xfail` maps a mode to the
+    reason it still fails (a defect in code this catalogue's author may not edit)."""
+    name: str
+    fn: Callable
+    args: tuple
+    error: type
+    fragment: str | tuple
+    modes: tuple = ALL_MODES
+    xfail: tuple = ()          # ((mode, reason), ...)
+
+    def fragments(self) -> tuple:
+        return self.fragment if isinstance(self.fragment, tuple) else (self.fragment,)
+
+    def applicable_modes(self) -> tuple:
+        """vmap needs operands to batch; grad needs a floating first operand."""
+        out = []
+        for mode in self.modes:
+            if mode == "vmap" and not self.args:
+                continue
+            if mode == "grad" and not (self.args and np.issubdtype(
+                    np.asarray(self.args[0]).dtype, np.floating)):
+                continue
+            out.append(mode)
+        return tuple(out)
+
+
+def run_mode(case: Case, mode: str, px: Any, pnp: Any) -> Any:
+    """Run the case's callable eagerly, under jit, vmap or grad (same operands)."""
+    fn, args = case.fn, case.args
+    if mode == "eager":   # plugax (or JAX) arrays, so methods and indexing are theirs
+        return fn(*[pnp.asarray(a) for a in args])
+    if mode == "jit":
+        return px.jit(fn)(*args)
+    if mode == "vmap":
+        return px.vmap(fn)(*[np.stack([a, a]) for a in args])
+    if mode == "grad":
+        def scalar(*a: Any) -> Any:
+            leaves = px.tree_util.tree_leaves(fn(*a))
+            return sum(pnp.sum(leaf) for leaf in leaves)
+        return px.grad(scalar)(*args)
+    raise ValueError(mode)
+
+
+def _x(shape: tuple = (3,), dtype: Any = F32) -> np.ndarray:
+    return (np.arange(int(np.prod(shape))) % 5 + 1).reshape(shape).astype(dtype)
+
+
+def make_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
+    """Every case of the catalogue, as a flat list with unique names."""
+    cases: list[Case] = []
+    add = cases.append
+    eager_jit = ("eager", "jit")
+
+    # --- lax unary functions that need a floating-point operand ---------------
+    float_unary = ["exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "rsqrt", "log1p",
+                   "expm1", "logistic", "floor", "ceil", "round", "erf", "exp2"]
+    for name in float_unary:
+        f = getattr(lax, name)
+        for label, operand in [("bool", _x(dtype=bool)), ("int32", _x(dtype=I32)),
+                               ("uint8", _x(dtype=U8))]:
+            add(Case(f"lax.{name}({label})", f, (operand,), TypeError,
+                     f"'{name}' does not accept dtype {np.dtype(operand.dtype).name}"))
+    for name in ["exp", "sin", "sqrt", "log"]:
+        f = getattr(lax, name)
+        add(Case(f"lax.{name}(True)", lambda f=f: f(True), (), TypeError,
+                 f"'{name}' does not accept dtype bool", eager_jit))
+    # complex where a real operand is required (JAX raises for each of these too)
+    z = _x(dtype=np.complex64)
+    for name in ["floor", "ceil"]:
+        add(Case(f"lax.{name}(complex64)", getattr(lax, name), (z,), TypeError,
+                 f"'{name}' does not accept dtype complex64"))
+    for name in ["lt", "le", "gt", "ge", "rem"]:
+        f = getattr(lax, name)
+        add(Case(f"lax.{name}(complex64, complex64)", lambda a, f=f: f(a, a), (z,), TypeError,
+                 f"'{name}' does not accept dtype complex64"))
+    for name, prim in [("floor", "floor"), ("ceil", "ceil"), ("round", "round"),
+                       ("abs", "abs"), ("less", "lt"), ("argmax", "argmax"), ("mod", "rem")]:
+        f = getattr(pnp, name)
+        call = (lambda a, f=f: f(a, a)) if name in ("less", "mod") else f
+        add(Case(f"pnp.{name}(complex64)", call, (z,), TypeError,
+                 f"'{prim}' does not accept dtype complex64"))
+    add(Case("pnp.clip(complex64)", lambda a: pnp.clip(a, 0, 1), (z,), ValueError,
+             "complex"))
+    # integer / boolean operators given floats
+    for name, prim in [("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor", "xor")]:
+        f = getattr(lax, name)
+        add(Case(f"lax.{name}(float32)", lambda a, f=f: f(a, a), (_x(),), TypeError,
+                 f"'{prim}' does not accept dtype float32"))
+    add(Case("lax.bitwise_not(float32)", lax.bitwise_not, (_x(),), TypeError,
+             "'not' does not accept dtype float32"))
+
+    # --- lax binary functions: operands that do not fit ----------------------
+    vmap_reason = ("the kernel's broadcasting batching rule (loader/helpers.py) broadcasts "
+                   "the mismatched operand first, so the error names broadcast_in_dim")
+    for name in ["add", "sub", "mul", "div", "max", "min", "pow", "atan2", "rem", "eq", "lt"]:
+        f = getattr(lax, name)
+        if name != "pow":   # lax.pow takes an integer exponent, as in JAX
+            add(Case(f"lax.{name}(f32, i32)", f, (_x(), _x(dtype=I32)), TypeError,
+                     (f"'{name}' requires operands of one dtype", "f32[", "i32[")))
+        add(Case(f"lax.{name}(f32, f16)", f, (_x(), _x(dtype=F16)), TypeError,
+                 (f"'{name}'", "f32[", "f16[")))
+        add(Case(f"lax.{name}(f32[3], f32[4])", f, (_x(), _x((4,))), TypeError,
+                 f"'{name}' requires operands of equal shapes",
+                 xfail=(("vmap", vmap_reason),)))
+    add(Case("lax.add(bool, bool)", lambda a: lax.add(a, a), (_x(dtype=bool),), TypeError,
+             "'add' does not accept dtype bool"))
+    add(Case("lax.mul(bool, bool)", lambda a: lax.mul(a, a), (_x(dtype=bool),), TypeError,
+             "'mul' does not accept dtype bool"))
+    add(Case("lax.add(f32, None)", lambda a: lax.add(a, None), (_x(),), TypeError, "None"))
+
+    # --- numpy binary functions: shapes that do not broadcast ------------------
+    for name in ["add", "subtract", "multiply", "divide", "maximum", "power", "arctan2",
+                 "equal", "less", "where"]:
+        f = getattr(pnp, name)
+        call = (lambda a, b: pnp.where(a > 0, a, b)) if name == "where" else f
+        add(Case(f"pnp.{name} of (3,) and (4,)", call, (_x(), _x((4,))), ValueError,
+                 ("could not be broadcast together with shapes", "(4,)")))
+    # --- numpy: non-numeric operands ------------------------------------------
+    non_numeric = [("None", None, ValueError, "None"),
+                   ("a str", "abc", TypeError, "str"),
+                   ("a string array", np.array(["a", "b"]), TypeError, "strings"),
+                   ("an object array", np.array([1, None], dtype=object), TypeError, "object"),
+                   ("a datetime array", np.array(["2020-01-01"], dtype="datetime64[D]"),
+                    TypeError, "datetime"),
+                   ("a datetime", datetime.date(2020, 1, 1), TypeError, "(Python objects)"),
+                   ("a bytes array", np.array([b"a"]), TypeError, "bytes")]
+    for name in ["asarray", "sin", "sum", "negative"]:
+        f = getattr(pnp, name)
+        for label, value, error, fragment in non_numeric:
+            if (value is None or label == "a datetime") and name in ("sin", "negative"):
+                error, fragment = TypeError, (f"{name} requires array or scalar arguments",
+                                              f"got {type(value).__name__} at position 0")
+            add(Case(f"pnp.{name}({label})", lambda f=f, v=value: f(v), (), error,
+                     fragment, eager_jit))
+    for label, value, error, fragment in non_numeric[2:]:
+        if label == "a datetime":
+            fragment = "got date at position 1"
+        add(Case(f"pnp.add(x, {label})", lambda a, v=value: pnp.add(a, v), (_x(1),),
+                 TypeError, fragment))
+
+    # --- reductions: axes that do not exist -----------------------------------
+    reductions = ["sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin",
+                  "std", "var", "cumsum", "cumprod"]
+    for name in reductions:
+        f = getattr(pnp, name)
+        for axis in (2, -3):
+            add(Case(f"pnp.{name}(axis={axis}) of rank 2", lambda a, f=f, k=axis: f(a, axis=k),
+                     (_x((2, 3)),), ValueError,
+                     f"axis {axis} is out of bounds for an array of rank 2"))
+        if name not in ("argmax", "argmin", "cumsum", "cumprod"):
+            add(Case(f"pnp.{name}(axis=(0, 0))", lambda a, f=f: f(a, axis=(0, 0)),
+                     (_x((2, 3)),), ValueError, "repeated axis in (0, 0)"))
+        add(Case(f"pnp.{name}(axis=1.5)", lambda a, f=f: f(a, axis=1.5), (_x((2, 3)),),
+                 TypeError, "axis must be None, an int or a tuple of ints, got 1.5"))
+        if name in ("sum", "max", "mean"):   # int(1.5) used to reduce over axis 1
+            add(Case(f"pnp.{name}(axis=(1.5,))", lambda a, f=f: f(a, axis=(1.5,)),
+                     (_x((2, 3)),), TypeError, "got (1.5,)"))
+    for name in ["reduce_sum", "reduce_max", "reduce_min", "reduce_prod"]:
+        f = getattr(lax, name)
+        for axes in [(2,), (0, 0), (-3,)]:
+            add(Case(f"lax.{name}(axes={axes}) of rank 2", lambda a, f=f, k=axes: f(a, k),
+                     (_x((2, 3)),), ValueError,
+                     (f"lax.{name}: reduction axes {axes}", "f32[2,3]")))
+    add(Case("lax.reduce_sum of bool", lambda a: lax.reduce_sum(a, (0,)), (_x(dtype=bool),),
+             TypeError, "'reduce_sum' does not accept dtype bool"))
+    add(Case("lax.argmax(axis=1) of rank 1", lambda a: lax.argmax(a, 1, I32), (_x(),),
+             ValueError, "lax.argmax: reduction axes (1,)"))
+
+    # --- shapes, ranks, indices ------------------------------------------------
+    shape_reason = ("plugins/shape raises ShapeError (a TypeError) where JAX's jnp raises "
+                    "ValueError; another helper owns plugins/shape")
+    shape_cases = [
+        ("pnp.reshape to a size of another", lambda a: pnp.reshape(a, (4, 2)), (_x((2, 3)),),
+         TypeError, "'reshape' cannot change the size", ()),
+        ("pnp.transpose with a repeated axis", lambda a: pnp.transpose(a, (0, 0)),
+         (_x((2, 3)),), ValueError, "(0, 0)", ()),
+        ("pnp.concatenate of ranks 1 and 2", lambda a, b: pnp.concatenate([a, b]),
+         (_x(), _x((2, 3))), ValueError, "rank", ALL_MODES),
+        ("pnp.stack of (3,) and (4,)", lambda a, b: pnp.stack([a, b]), (_x(), _x((4,))),
+         ValueError, "(4,)", ALL_MODES),
+        ("pnp.squeeze of an axis of size 3", lambda a: pnp.squeeze(a, 0), (_x(),),
+         ValueError, "size 1", ALL_MODES),
+        ("pnp.broadcast_to a shape that does not fit", lambda a: pnp.broadcast_to(a, (4,)),
+         (_x(),), ValueError, "(4,)", ()),
+        ("pnp.expand_dims(axis=3) of rank 1", lambda a: pnp.expand_dims(a, 3), (_x(),),
+         ValueError, "dimension 3 is out of bounds", ()),
+        ("pnp.moveaxis(source=2) of rank 2", lambda a: pnp.moveaxis(a, 2, 0), (_x((2, 3)),),
+         ValueError, "axis 2 is out of bounds", ()),
+        ("pnp.swapaxes(0, 5) of rank 2", lambda a: pnp.swapaxes(a, 0, 5), (_x((2, 3)),),
+         ValueError, "axis 5 is out of bounds", ()),
+        ("pnp.matmul of (2, 3) and (2, 3)", lambda a, b: pnp.matmul(a, b),
+         (_x((2, 3)), _x((2, 3))), TypeError,
+         "'dot_general' needs contracting dimensions of equal sizes", ()),
+        ("pnp.dot of (3,) and (4,)", lambda a, b: pnp.dot(a, b), (_x(), _x((4,))),
+         TypeError, "'dot_general' needs contracting dimensions of equal sizes", ()),
+        ("lax.dot_general contracting sizes 3 and 4",
+         lambda a, b: lax.dot_general(a, b, (((0,), (0,)), ((), ()))), (_x(), _x((4,))),
+         TypeError, "contracting dimensions of equal sizes", ()),
+        ("lax.dot_general contracting axis 1 of rank 1",
+         lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ()))), (_x(), _x()),
+         TypeError, "dot_general", ()),
+        ("a float index", lambda a: a[1.5], (_x(),), TypeError, "indices must be integers", ()),
+        ("a str index", lambda a: a["0"], (_x(),), TypeError, "indices must be integers", ()),
+        ("too many indices", lambda a: a[0, 0], (_x(),), IndexError, "too many indices", ()),
+        ("lax.slice beyond the end", lambda a: lax.slice(a, (0,), (5,)), (_x(),), TypeError,
+         "'slice' needs 0 <= start <= limit <= size", ()),
+        ("lax.dynamic_slice with a slice larger than the operand",
+         lambda a: lax.dynamic_slice(a, (0,), (5,)), (_x(),), TypeError,
+         "'dynamic_slice' needs 0 <= slice size <= operand size", ()),
+    ]
+    for name, fn, args, error, fragment, xfail_modes in shape_cases:
+        add(Case(name, fn, args, error, fragment,
+                 xfail=tuple((m, shape_reason) for m in xfail_modes)))
+
+    # --- transformations: argnums, axes, structures, static arguments ---------
+    sq = lambda x: x * x
+    ssq = lambda x: pnp.sum(x * x)
+    two = lambda x, y: pnp.sum(x * y)
+    transform_cases = [
+        ("grad argnums=2 of a one-argument call", lambda a: px.grad(two, argnums=2)(a, a),
+         (_x(),), TypeError, "argnums=2 requires at least 3 positional arguments"),
+        ("grad argnums=-3", lambda a: px.grad(two, argnums=-3)(a, a), (_x(),), ValueError,
+         "argnums=-3 is out of range"),
+        ("grad of a vector output", lambda a: px.grad(sq)(a), (_x(),), TypeError,
+         "Gradient only defined for scalar-output functions"),
+        ("grad of a tuple output", lambda a: px.grad(lambda x: (ssq(x), ssq(x)))(a), (_x(),),
+         TypeError, "Gradient only defined for scalar-output functions"),
+        ("grad of an integer output", lambda a: px.grad(lambda x: pnp.sum(x).astype(I32))(a),
+         (_x(),), TypeError, "grad requires real-valued outputs"),
+        ("grad of a complex constant output",
+         lambda a: px.grad(lambda x: pnp.asarray(np.complex64(1j)))(a[0]),
+         (_x(),), TypeError, "grad requires real-valued outputs (output dtype that is a "
+         "sub-dtype of np.floating), but got complex64"),
+        ("grad of a complex identity", lambda a: px.grad(lambda z: z)(a[0]),
+         (_x(dtype=np.complex64),), TypeError, "but got complex64"),
+        ("grad of an integer input with allow_int and an integer output",
+         lambda a: px.grad(lambda x: pnp.sum(x), allow_int=True)(a), (_x(dtype=I32),),
+         TypeError, "grad requires real-valued outputs"),
+        ("grad of an integer input", lambda a: px.grad(ssq)(a), (_x(dtype=I32),), TypeError,
+         ("grad requires real- or complex-valued inputs", "got int32", "allow_int")),
+        ("grad of a bool input", lambda a: px.grad(lambda x: 1.0 * pnp.sum(x))(a),
+         (_x(dtype=bool),), TypeError, "but got bool"),
+        ("jacrev of an integer input", lambda a: px.jacrev(sq)(a), (_x(dtype=I32),),
+         TypeError, ("jacrev requires real- or complex-valued inputs", "got int32")),
+        ("jacrev of a bool input", lambda a: px.jacrev(lambda x: 1.0 * x)(a),
+         (_x(dtype=bool),), TypeError, "got bool"),
+        ("jacfwd of an integer input", lambda a: px.jacfwd(sq)(a), (_x(dtype=I32),),
+         TypeError, "jacfwd requires real- or complex-valued inputs"),
+        ("hessian of an integer input", lambda a: px.hessian(ssq)(a), (_x(dtype=I32),),
+         TypeError, "requires real- or complex-valued inputs"),
+        ("value_and_grad of a vector output", lambda a: px.value_and_grad(sq)(a), (_x(),),
+         TypeError, "scalar-output"),
+        ("grad has_aux without a pair", lambda a: px.grad(ssq, has_aux=True)(a), (_x(),),
+         TypeError, "has_aux"),
+        ("vmap in_axes=1 of rank 1", lambda a: px.vmap(sq, in_axes=1)(a), (_x(),),
+         ValueError, "in_axes=1 for an array of rank 1"),
+        ("vmap in_axes=-2 of rank 1", lambda a: px.vmap(sq, in_axes=-2)(a), (_x(),),
+         ValueError, "in_axes=-2 for an array of rank 1"),
+        ("vmap over a scalar", lambda a: px.vmap(sq)(a[0]), (_x(),), ValueError,
+         "rank"),
+        ("vmap of inconsistent sizes", lambda a, b: px.vmap(lambda x, y: x + y)(a, b),
+         (_x(), _x((4,))), ValueError, "inconsistent sizes"),
+        ("vmap in_axes of another structure",
+         lambda a: px.vmap(lambda x, y: x + y, in_axes=(0, 0, 0))(a, a), (_x(),),
+         ValueError, "in_axes"),
+        ("vmap in_axes a float", lambda a: px.vmap(sq, in_axes=0.5)(a), (_x(),), TypeError,
+         "0.5"),
+        ("vmap out_axes=2 of a rank-1 result", lambda a: px.vmap(sq, out_axes=2)(a),
+         (_x((2, 3)),), ValueError, "axis 2 is out of bounds"),
+        ("vmap out_axes=None of a mapped result", lambda a: px.vmap(sq, out_axes=None)(a),
+         (_x(),), ValueError, "out_axes"),
+        ("vmap with nothing mapped", lambda a: px.vmap(sq, in_axes=None)(a), (_x(),),
+         ValueError, "axis_size"),
+        ("jvp tangent of another dtype", lambda a: px.jvp(sq, (a,), (a.astype(I32),)),
+         (_x(),), TypeError, "int32"),
+        ("jvp tangent of another shape", lambda a: px.jvp(sq, (a,), (a[:2],)), (_x(),),
+         ValueError, "shape"),
+        ("jvp primals not a tuple", lambda a: px.jvp(sq, a, a), (_x(),), TypeError,
+         "tuples or lists"),
+        ("jvp tangents of another structure", lambda a: px.jvp(two, (a, a), (a,)), (_x(),),
+         TypeError, "structure"),
+        ("vjp cotangent of another structure",
+         lambda a: px.vjp(sq, a)[1]((a, a)), (_x(),), TypeError, "structure"),
+        ("vjp cotangent of another shape", lambda a: px.vjp(sq, a)[1](a[:2]), (_x(),),
+         ValueError, "expected f32[3]"),
+        ("linearize tangent of another shape", lambda a: px.linearize(sq, a)[1](a[:2]),
+         (_x(),), ValueError, ("inconsistent with the original primal values",
+                               "got tangent f32[2] for primal f32[3]")),
+        ("linearize tangent of another dtype",
+         lambda a: px.linearize(sq, a)[1](a.astype(I32)), (_x(),), ValueError,
+         "got tangent i32[3] for primal f32[3]"),
+        ("jit(static_argnums=3) of one parameter", lambda a: px.jit(sq, static_argnums=3)(a),
+         (_x(),), ValueError, "static_argnums"),
+        ("jit of an unhashable static argument",
+         lambda a: px.jit(lambda x, n: x * 2, static_argnums=1)(a, np.ones(2)), (_x(),),
+         ValueError, "hashable"),
+        ("jit static_argnames of no parameter",
+         lambda a: px.jit(sq, static_argnames="nope")(a), (_x(),), ValueError,
+         ("invalid argnames", "nope")),
+        ("jit of a non-callable", lambda a: px.jit(3)(a), (_x(),), TypeError, "callable"),
+        ("grad of a non-callable", lambda a: px.grad(3)(a), (_x(),), TypeError, "callable"),
+        ("vmap of a non-callable", lambda a: px.vmap(3)(a), (_x(),), TypeError, "callable"),
+    ]
+    for name, fn, args, error, fragment in transform_cases:
+        add(Case(name, fn, args, error, fragment))
+
+    # --- control flow ---------------------------------------------------------
+    cf_cases = [
+        ("cond branches of different shapes",
+         lambda a: lax.cond(True, lambda x: x, lambda x: x[:2], a), TypeError,
+         ("cond branches' outputs must have identical types", "f32[2]", "f32[3]")),
+        ("cond branches of different dtypes",
+         lambda a: lax.cond(True, lambda x: x, lambda x: x.astype(I32), a), TypeError,
+         ("cond branches' outputs must have identical types", "i32[3]", "f32[3]")),
+        ("cond branches of different structures",
+         lambda a: lax.cond(True, lambda x: x, lambda x: (x, x), a), TypeError,
+         "cond branches' outputs must have identical structures"),
+        ("cond with a vector predicate", lambda a: lax.cond(a > 0, sq, sq, a), TypeError,
+         "cond: pred must be a scalar, got bool[3]"),
+        ("cond with a str predicate", lambda a: lax.cond("yes", sq, sq, a), TypeError,
+         "pred must be a scalar array, got 'yes'"),
+        ("switch with a float index",
+         lambda a: lax.switch(1.5, [sq, sq], a), TypeError, "index"),
+        ("switch with no branches", lambda a: lax.switch(0, [], a), ValueError, "branch"),
+        ("while_loop body changing the carry's dtype",
+         lambda a: lax.while_loop(lambda c: c[0] < 3, lambda c: c.astype(I32), a),
+         TypeError, ("while_loop body_fun carry output and input must have identical types",
+                     "i32[3]")),
+        ("while_loop body changing the carry's shape",
+         lambda a: lax.while_loop(lambda c: c[0] < 3, lambda c: c[:2], a), TypeError,
+         ("while_loop body_fun carry output and input must have identical types", "f32[2]")),
+        ("while_loop cond returning a vector",
+         lambda a: lax.while_loop(lambda c: c < 3, lambda c: c + 1, a), TypeError,
+         "cond_fun must return a boolean scalar"),
+        ("while_loop cond returning a float",
+         lambda a: lax.while_loop(lambda c: c[0], lambda c: c + 1, a), TypeError,
+         "cond_fun must return a boolean scalar"),
+        ("scan carry changing its dtype",
+         lambda a: lax.scan(lambda c, x: (c.astype(I32), x), a, a), TypeError,
+         "carry"),
+        ("scan carry changing its shape",
+         lambda a: lax.scan(lambda c, x: (c[:2], x), a, a), TypeError, "carry"),
+        ("scan body not returning a pair",
+         lambda a: lax.scan(lambda c, x: c, a, a), TypeError, "pair"),
+        ("scan xs of different lengths",
+         lambda a: lax.scan(lambda c, x: (c, x[0]), a[0], (a, a[:2])), ValueError,
+         "length"),
+        ("scan length disagreeing with xs",
+         lambda a: lax.scan(lambda c, x: (c, x), a[0], a, length=5), ValueError, "length"),
+        ("fori_loop body changing the carry's dtype",
+         lambda a: lax.fori_loop(0, 3, lambda i, c: c.astype(I32), a), TypeError,
+         ("carry output and input must have identical types", "i32[3]")),
+    ]
+    for name, fn, error, fragment in cf_cases:
+        add(Case(name, fn, (_x(),), error, fragment))
+
+    # --- pytrees ----------------------------------------------------------------
+    tu = px.tree_util
+    tree_cases = [
+        ("tree_unflatten with too few leaves",
+         lambda a: tu.tree_unflatten(tu.tree_structure((a, a)), [a]), ValueError,
+         "has 2 leaves, got 1"),
+        ("tree_unflatten with too many leaves",
+         lambda a: tu.tree_unflatten(tu.tree_structure((a, a)), [a, a, a]), ValueError,
+         "has 2 leaves, got 3"),
+        ("tree_map over trees of different arity",
+         lambda a: tu.tree_map(lambda x, y: x + y, (a, a), (a, a, a)), ValueError,
+         ("structures differ", "(*, *, *)")),
+        ("tree_map over a tuple and a list",
+         lambda a: tu.tree_map(lambda x, y: x + y, (a, a), [a, a]), ValueError,
+         ("structures differ", "[*, *]")),
+        ("tree_map over dicts of other keys",
+         lambda a: tu.tree_map(lambda x, y: x + y, {"a": a}, {"b": a}), ValueError,
+         ("structures differ", "'b'")),
+    ]
+    for name, fn, error, fragment in tree_cases:
+        add(Case(name, fn, (_x(),), error, fragment))
+
+    # --- static arguments of primitives -----------------------------------------
+    static_cases = [
+        ("lax.integer_pow with a float exponent", lambda a: lax.integer_pow(a, 2.5),
+         TypeError, "needs a Python int exponent y, got 2.5", ()),
+        ("lax.integer_pow with a str exponent", lambda a: lax.integer_pow(a, "2"),
+         TypeError, "'2'", ()),
+        ("pnp.power of an integer to a negative int", lambda a: pnp.power(a.astype(I32), -1),
+         TypeError, "cannot raise integers to the negative power", ()),
+        ("lax.convert_element_type to str", lambda a: lax.convert_element_type(a, str),
+         TypeError, "str", ()),
+        ("astype to a datetime dtype", lambda a: a.astype("datetime64[D]"), TypeError,
+         "(datetimes)", ()),
+        ("pnp.zeros of a negative shape", lambda a: a + pnp.zeros((-1,)), ValueError,
+         "negative", ()),
+        ("pnp.ones of a float shape", lambda a: a + pnp.ones((2.5,)), TypeError, "2.5",
+         ALL_MODES),
+        ("lax.iota of a float size", lambda a: a + lax.iota(F32, 2.5), TypeError, "2.5",
+         ALL_MODES),
+        ("pnp.full of a str fill", lambda a: a + pnp.full((3,), "x"), TypeError, "strings",
+         ()),
+    ]
+    static_reason = ("plugins/shape truncates (iota) or lets Python name the float "
+                     "(ones), never naming the shape; another helper owns plugins/shape")
+    for name, fn, error, fragment, xfail_modes in static_cases:
+        add(Case(name, fn, (_x(),), error, fragment,
+                 xfail=tuple((m, static_reason) for m in xfail_modes)))
+
+    # --- a case that needs no operands: trace state after errors is checked per case
+    add(Case("jit of a function raising inside a nested vmap",
+             lambda a: px.jit(px.vmap(lambda x: lax.exp(x > 0)))(a), (_x((2, 3)),),
+             TypeError, "'exp' does not accept dtype bool"))
+
+    names = [c.name for c in cases]
+    assert len(names) == len(set(names)), "case names must be unique"
+    return cases
+
+
+# Where JAX defines a result instead of an error: (name, fn over (pnp, lax), operand,
+# JAX's value recorded from jax 0.10.2 and its dtype). Eager and jit must give it.
+def make_defined(pnp: Any, lax: Any) -> list[tuple]:
+    nan = float("nan")
+    rows = []
+    for dt in ("int8", "int16", "int32", "uint8", "uint32"):
+        x = np.array([7, 0, 3], dt) if dt.startswith("u") else np.array([7, -7, 0], dt)
+        rows.append((f"floor_divide by zero, {dt}", lambda a: a // 0, x))
+        rows.append((f"remainder by zero, {dt}", lambda a: a % 0, x))
+        rows.append((f"lax.div by zero, {dt}", lambda a: lax.div(a, pnp.zeros_like(a)), x))
+        rows.append((f"lax.rem by zero, {dt}", lambda a: lax.rem(a, pnp.zeros_like(a)), x))
+    v = np.array([1.0, nan, 3.0], F32)
+    nan_rows = [
+        ("max with a NaN", pnp.max), ("min with a NaN", pnp.min),
+        ("sum with a NaN", pnp.sum), ("argmax with a NaN", pnp.argmax),
+        ("argmin with a NaN", pnp.argmin),
+        ("maximum with a NaN", lambda a: pnp.maximum(a, 2.0)),
+        ("minimum with a NaN", lambda a: pnp.minimum(a, 2.0)),
+        ("clip of a NaN", lambda a: pnp.clip(a, 0.0, 2.0)),
+        ("sign of a NaN", pnp.sign), ("lax.max with a NaN", lambda a: lax.max(a, a[::-1])),
+        ("cumsum with a NaN", pnp.cumsum), ("round of a NaN", pnp.round),
+    ]
+    rows += [(n, f, v) for n, f in nan_rows]
+    rows += [
+        ("float division by zero", lambda a: a / pnp.zeros_like(a), np.array([1, -1, 0], F32)),
+        ("log of a negative", pnp.log, np.array([-1.0, 0.0, 1.0], F32)),
+        ("sqrt of a negative", pnp.sqrt, np.array([-1.0, 4.0], F32)),
+        ("exp overflows to inf", pnp.exp, np.array([100.0, -200.0], F32)),
+        ("int8 addition wraps", lambda a: a + a, np.array([100, -100], np.int8)),
+        ("uint8 subtraction wraps", lambda a: a - np.uint8(5), np.array([3], np.uint8)),
+        ("float32 to int32 truncates toward zero",
+         lambda a: a.astype(I32), np.array([1.5, -2.5], F32)),
+        ("mean of an empty axis", lambda a: pnp.mean(a, axis=0), np.zeros((0, 2), F32)),
+    ]
+    w = np.arange(5, dtype=F32)
+    rows += [
+        ("dynamic_slice starting past the end", lambda a: lax.dynamic_slice(a, (4,), (3,)), w),
+        ("dynamic_slice starting below zero", lambda a: lax.dynamic_slice(a, (-9,), (2,)), w),
+        ("dynamic_update_slice past the end",
+         lambda a: lax.dynamic_update_slice(a, np.ones(2, F32), (4,)), w),
+        ("take out of range fills NaN", lambda a: pnp.take(a, np.array([1, 9])), w),
+        ("take mode=clip", lambda a: pnp.take(a, np.array([-9, 9]), mode="clip"), w),
+        ("an integer array index out of range clamps", lambda a: a[np.array([7, -9])], w),
+    ]
+    return rows
