@@ -109,12 +109,18 @@ def test_tree_map_several_trees():
 
 
 @pytest.mark.parametrize("other", [
-    (1, 2, 3), [1, 2], {"x": 1, "y": 2}, Point(1, 2), (1, (2,)), (None, 2),
+    (1, 2, 3), [1, 2], {"x": 1, "y": 2}, Point(1, 2),
 ])
 def test_tree_map_structure_mismatch(other):
     with pytest.raises(ValueError, match="structures differ") as info:
         tu.tree_map(lambda a, b: a, (1, 2), other)
     assert "(*, *)" in str(info.value)
+
+
+def test_tree_map_extra_trees_may_have_the_first_as_a_prefix():
+    # as JAX 0.10.2: a leaf of the first tree meets a whole subtree (None included)
+    assert tu.tree_map(lambda a, b: (a, b), (1, 2), (1, (2,))) == ((1, 1), (2, (2,)))
+    assert tu.tree_map(lambda a, b: (a, b), (1, 2), (None, 2)) == ((1, None), (2, 2))
 
 
 def test_unflatten_wrong_leaf_count():

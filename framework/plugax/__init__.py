@@ -26,7 +26,7 @@ from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
 from .interpreters.builtin import transformations_plugin
 from .structural import structural_plugin
 from .loader.registry import registry, plugin_api_version
-from . import tree_util, numpy, lax, dtypes
+from . import tree_util, tree, numpy, lax, dtypes, test_util
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,7 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
            "jacrev", "hessian", "linear_transpose", "block_until_ready", "custom_jvp",
            "custom_vjp", "registry", "plugin_api_version",
-           "tree_util", "numpy", "lax", "dtypes"]
+           "tree_util", "tree", "numpy", "lax", "dtypes", "test_util"]
 
 registry.add_builtin(transformations_plugin, "transformations")
 registry.add_builtin(structural_plugin, "structural")

@@ -31,12 +31,14 @@ from pathlib import Path
 
 __all__ = ["MODULES", "USER_API", "import_problems", "check_public_imports", "scan"]
 
-MODULES = {"plugax.extend", "plugax.lax", "plugax.numpy", "plugax.tree_util", "plugax.scipy",
+MODULES = {"plugax.extend", "plugax.lax", "plugax.numpy", "plugax.tree_util", "plugax.tree",
+           "plugax.test_util", "plugax.scipy",
            "plugax.experimental"}
 # `plugax.<name>` reached from `import plugax`: the user-level API, as `jax.<name>`
 USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr", "linearize",
             "linear_transpose", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp",
-            "block_until_ready", "Array", "extend", "lax", "numpy", "tree_util", "scipy",
+            "block_until_ready", "Array", "extend", "lax", "numpy", "tree_util", "tree",
+            "test_util", "scipy",
             "experimental"}
 TEST_ONLY = "plugax.testing"
 

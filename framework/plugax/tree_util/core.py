@@ -12,7 +12,7 @@ from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from .core.array import Array
+from ..core.array import Array
 
 __all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten",
            "tree_unflatten", "tree_map", "tree_leaves", "tree_structure", "treedef_is_leaf",
@@ -42,10 +42,11 @@ def _swap(pair: tuple) -> tuple:
 def register_dataclass(cls: type, data_fields: Sequence[str] | None = None,
                        meta_fields: Sequence[str] | None = None) -> type:
     """Register a dataclass: `data_fields` are children, `meta_fields` static metadata."""
-    if data_fields is None:
-        names = [f.name for f in dataclasses.fields(cls)]
-        meta_fields = tuple(meta_fields or ())
-        data_fields = [n for n in names if n not in meta_fields]
+    if data_fields is None:   # infer: fields marked static (plugax.tree.static) are metadata
+        fields = [f for f in dataclasses.fields(cls) if f.init]
+        if meta_fields is None:
+            meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if f.name not in meta_fields]
     meta_fields, data_fields = tuple(meta_fields or ()), tuple(data_fields)
 
     def flatten(x: Any) -> tuple:
@@ -57,48 +58,70 @@ def register_dataclass(cls: type, data_fields: Sequence[str] | None = None,
         return cls(**kwargs)
 
     register_pytree_node(cls, flatten, unflatten)
+    _dataclass_fields[cls] = data_fields
     return cls
+
+
+# dataclass -> its data fields, so that key paths name them (paths.py)
+_dataclass_fields: dict[type, tuple] = {}
 
 
 class PyTreeDef:
     """The structure of a pytree: a node type, its static metadata, and children."""
 
-    __slots__ = ("node", "meta", "children", "num_leaves", "_hash")
+    __slots__ = ("node", "meta", "subtrees", "num_leaves", "_hash")
 
-    def __init__(self, node: NodeType | None, meta: Hashable, children: tuple,
+    def __init__(self, node: NodeType | None, meta: Hashable, subtrees: tuple,
                  num_leaves: int | None = None):
-        self.node, self.meta, self.children = node, meta, children
+        self.node, self.meta, self.subtrees = node, meta, subtrees
         if num_leaves is None:   # flattening knows it already and passes it
-            num_leaves = 1 if node is None else sum(c.num_leaves for c in children)
+            num_leaves = 1 if node is None else sum(c.num_leaves for c in subtrees)
         self.num_leaves = num_leaves
         self._hash = None
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is PyTreeDef and self.node == other.node
-                and self.meta == other.meta and self.children == other.children)
+                and self.meta == other.meta and self.subtrees == other.subtrees)
 
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash((self.node and self.node.name, _hashable(self.meta),
-                               self.children))
+                               self.subtrees))
         return self._hash
 
     def __repr__(self) -> str:
         return f"PyTreeDef({self._show()})"
 
+    # JAX's PyTreeDef methods, for programs that call them
+    @property
+    def num_nodes(self) -> int:
+        return 1 + sum(c.num_nodes for c in self.subtrees)
+
+    def children(self) -> list["PyTreeDef"]:
+        return list(self.subtrees)
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list:
+        return flatten_up_to(self, tree)
+
+    def node_data(self) -> tuple | None:
+        return None if self.node is None else (self.node, self.meta)
+
     def _show(self) -> str:
         if self.node is None:
             return "*"
-        inner = ", ".join(c._show() for c in self.children)
+        inner = ", ".join(c._show() for c in self.subtrees)
         if self.node is _NONE_NODE:
             return "None"
         if self.node.name == "tuple":
-            return f"({inner}{',' if len(self.children) == 1 else ''})"
+            return f"({inner}{',' if len(self.subtrees) == 1 else ''})"
         if self.node.name == "list":
             return f"[{inner}]"
         if self.node.name == "dict":
             return "{" + ", ".join(f"{k!r}: {c._show()}"
-                                   for k, c in zip(self.meta, self.children)) + "}"
+                                   for k, c in zip(self.meta, self.subtrees)) + "}"
         return f"{self.node.name}({inner})"
 
 
@@ -180,36 +203,60 @@ def _unflatten(treedef: PyTreeDef, leaves: Any) -> Any:
     if treedef.node is None:
         return next(leaves)
     children = []
-    for c in treedef.children:   # leaves inline: no call per leaf
+    for c in treedef.subtrees:   # leaves inline: no call per leaf
         children.append(next(leaves) if c.node is None else _unflatten(c, leaves))
     return treedef.node.from_iterable(treedef.meta, children)
 
 
-def tree_leaves(tree: Any) -> list:
-    return tree_flatten(tree)[0]
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree: Any) -> PyTreeDef:
-    return tree_flatten(tree)[1]
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
 
 
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
     return treedef.node is None
 
 
-def all_leaves(xs: Iterable[Any]) -> bool:
-    return all(_node_type(x) is None for x in xs)
+def all_leaves(xs: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    return all(_node_type(x) is None or (is_leaf is not None and is_leaf(x)) for x in xs)
 
 
-def tree_map(f: Callable, tree: Any, *rest: Any) -> Any:
-    leaves, treedef = tree_flatten(tree)
-    others = []
-    for r in rest:
-        r_leaves, r_def = tree_flatten(r)
-        if r_def != treedef:
-            raise ValueError(f"tree_map: structures differ: {treedef} vs {r_def}")
-        others.append(r_leaves)
+def tree_map(f: Callable, tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+    """`f` applied leafwise. Each of `rest` has `tree`'s structure, or `tree`'s
+    structure as a prefix (a leaf of `tree` then meets a whole subtree), as in JAX."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    if not rest:
+        return tree_unflatten(treedef, [f(x) for x in leaves])
+    others = [flatten_up_to(treedef, r, "tree_map") for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
+
+
+def flatten_up_to(treedef: PyTreeDef, tree: Any, what: str = "flatten_up_to") -> list:
+    """The subtrees of `tree` at the leaves of `treedef` (`tree` must have `treedef`
+    as a prefix of its structure)."""
+    out: list[Any] = []
+    _up_to(treedef, tree, out, what, "")
+    return out
+
+
+def _up_to(treedef: PyTreeDef, x: Any, out: list, what: str, path: str) -> None:
+    if treedef.node is None:
+        out.append(x)
+        return
+    node = _node_type(x)
+    meta, children = node.to_iterable(x) if node is not None else (None, ())
+    children = list(children)
+    if node is None or node.name != treedef.node.name or len(children) != len(
+            treedef.subtrees) or _hashable(meta) != _hashable(treedef.meta):
+        raise ValueError(f"{what}: structures differ at {path or 'the root'}: expected "
+                         f"{treedef}, got {x!r} (each extra tree must have the first "
+                         f"tree's structure, or that structure as a prefix)")
+    for i, (c, sub) in enumerate(zip(children, treedef.subtrees)):
+        _up_to(sub, c, out, what, f"{path}[{i}]")
 
 
 def flatten_prefix(prefix: Any, treedef: PyTreeDef, what: str) -> list:
@@ -230,9 +277,9 @@ def _broadcast_prefix(prefix: Any, treedef: PyTreeDef, out: list, what: str, pat
     meta, children = node.to_iterable(prefix)
     children = list(children)
     if treedef.node is None or node.name != treedef.node.name or len(children) != len(
-            treedef.children) or (node.name == "dict" and meta != treedef.meta):
+            treedef.subtrees) or (node.name == "dict" and meta != treedef.meta):
         raise ValueError(f"{what} specification must be a tree prefix of the corresponding "
                          f"value; got {what} {prefix!r} at position {path or 'root'} for a "
                          f"value with structure {treedef}")
-    for i, (p, sub) in enumerate(zip(children, treedef.children)):
+    for i, (p, sub) in enumerate(zip(children, treedef.subtrees)):
         _broadcast_prefix(p, sub, out, what, f"{path}[{i}]")

@@ -163,7 +163,7 @@ def _tree_json(tree: Any) -> Any:
     if tree.node is None:
         return "*"
     name = tree.node.name
-    kids = [_tree_json(c) for c in tree.children]
+    kids = [_tree_json(c) for c in tree.subtrees]
     if name == "None" and not kids:
         return None
     if name == "dict" and all(type(k) in (str, int) for k in tree.meta):

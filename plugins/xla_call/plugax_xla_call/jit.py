@@ -158,7 +158,7 @@ def _output_builder(tree: Any) -> Callable[[list], Any]:
     a flat tuple, list or dict of leaves is rebuilt directly, anything deeper by
     `tree_unflatten`."""
     node = tree.node
-    if node is not None and all(tu.treedef_is_leaf(c) for c in tree.children):
+    if node is not None and all(tu.treedef_is_leaf(c) for c in tree.subtrees):
         if node.name == "tuple":
             return tuple
         if node.name == "list":
