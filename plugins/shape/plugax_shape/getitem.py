@@ -1,11 +1,11 @@
 """NumPy-style indexing (`x[...]`) and `x.at[...]` updates, as a plan of linear steps.
 
-`x[index]` becomes, like in JAX: `rev` for negative steps, one `slice`, a
-`squeeze` for integer indices, a `gather` for the (single) integer-array index,
-a `transpose` when NumPy moves the advanced-index axes to the front, and a
-`broadcast_in_dim` for `None`. Every step is linear in `x`, so
-`x.at[index].add(v)` is `x + plan^T(v)`: the steps' own transpose rules run
-backwards, and nothing about indexing is written twice.
+A static `x[index]` becomes, like in JAX: `rev` for negative steps, one `slice`,
+a `squeeze` for integer indices and a `broadcast_in_dim` for `None`. Every step is
+linear in `x`, so `x.at[index].add(v)` is `x + plan^T(v)`: the steps' own
+transpose rules run backwards, and nothing about indexing is written twice.
+Indices with integer arrays or traced values go to advanced.py (one gather /
+scatter, after the static slices).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 from plugax.extend import (Array, Primitive, RuleContext, Tracer, UndefPrimal, broadcast_in_dim_p,
                            get_aval, rule_kinds, transpose_p)
 
-from . import indexing, slicing, structural
+from . import advanced, indexing, slicing, structural
 from ._common import normalized_indices
 from .numpy_api import (_convert, asarray, broadcast_to, default_fill_value,
                         extend_axis, full_like, redirect_out_of_bounds, zeros_like)
@@ -78,7 +78,7 @@ def plan(shape: tuple, index: Any) -> list[Step]:
     """The linear steps that compute `x[index]` for `x` of this shape."""
     entries = _expand(index, len(shape))
     starts, limits, strides, reversed_, squeezed = [], [], [], [], []
-    tokens, advanced, array = [], [], None          # output-axis layout, see module doc
+    tokens = []          # output-axis layout, see module doc
     axis = 0
     for pos, entry in enumerate(entries):
         if entry is None:
@@ -89,7 +89,6 @@ def plan(shape: tuple, index: Any) -> list[Step]:
             i = _clamped_int(entry, n, axis)
             start, limit, stride = i, i + 1, 1
             squeezed.append(axis)
-            advanced.append(pos)
         elif isinstance(entry, slice):
             start, stop, step = entry.indices(n)
             count = len(range(start, stop, step))
@@ -100,14 +99,8 @@ def plan(shape: tuple, index: Any) -> list[Step]:
             start, limit, stride = start, max(stop, start), step
             tokens.append("slice")
         else:
-            if array is not None:
-                raise NotImplementedError("plugax supports one integer-array index per "
-                                          "indexing expression (use take_along_axis or "
-                                          "several steps)")
-            array = (axis, entry)
-            start, limit, stride = 0, n, 1
-            tokens.append("array")
-            advanced.append(pos)
+            raise TypeError("getitem.plan takes static indices only (advanced.py gathers "
+                            "integer arrays and traced indices)")
         starts.append(start), limits.append(limit), strides.append(stride)
         axis += 1
     steps = []
@@ -121,22 +114,6 @@ def plan(shape: tuple, index: Any) -> list[Step]:
         steps.append(Step(structural.squeeze_p, (), {"dimensions": tuple(squeezed)}))
     shape_now = [s for k, s in enumerate(_sliced_shape(starts, limits, strides))
                  if k not in squeezed]
-    if array is not None:
-        gather_axis = array[0] - sum(a < array[0] for a in squeezed)
-        idx = normalized_indices(array[1], shape[array[0]])
-        ishape = list(get_aval(idx).shape)
-        dn = indexing.GatherDimensionNumbers(gather_axis)
-        steps.append(Step(indexing.gather_p, (idx,), {"dimension_numbers": dn}))
-        shape_now[gather_axis:gather_axis + 1] = ishape
-        at = tokens.index("array")
-        tokens[at:at + 1] = ["array"] * len(ishape)
-        if advanced != list(range(advanced[0], advanced[0] + len(advanced))):
-            # NumPy: advanced indices separated by others put their axes first.
-            moved = range(gather_axis, gather_axis + len(ishape))
-            perm = tuple(moved) + tuple(k for k in range(len(shape_now)) if k not in moved)
-            steps.append(Step(transpose_p, (), {"permutation": perm}))
-            shape_now = [shape_now[k] for k in perm]
-            tokens = ["array"] * len(ishape) + [t for t in tokens if t != "array"]
     if "new" in tokens:
         dims = tuple(k for k, t in enumerate(tokens) if t != "new")
         out = [1] * len(tokens)
@@ -162,8 +139,15 @@ def _sliced_shape(starts: list, limits: list, strides: list) -> list:
 
 
 def getitem(x: Any, index: Any) -> Any:
-    """`x[index]` with NumPy semantics (one integer-array index at most)."""
+    """`x[index]` with NumPy semantics: static indices as the plan above, anything with
+    integer arrays or traced values as one gather (advanced.py)."""
     x = asarray(x) if not isinstance(x, (Array, Tracer)) else x
+    if advanced.needs_gather(index):
+        return advanced.getitem(x, index, _static_getitem)
+    return _static_getitem(x, index)
+
+
+def _static_getitem(x: Any, index: Any) -> Any:
     for step in plan(get_aval(x).shape, index):
         x = step.prim.bind(x, *step.extras, **step.params)
     return x
@@ -189,30 +173,53 @@ def _scatter(x: Any, index: Any, values: Any, keep: np.ndarray | None = None) ->
 
 class _IndexUpdateRef:
     """`x.at[index]`: functional updates, as in JAX. Updates at out-of-range indices are
-    dropped (XLA's scatter semantics, JAX's default mode); reads clamp, like `x[index]`."""
+    dropped (JAX's default mode, "drop"; mode="clip" clamps them); reads clamp, like
+    `x[index]`, or fill with mode="fill". Static indices use the static plan; integer
+    arrays and traced indices one scatter (advanced.py)."""
 
     def __init__(self, array: Any, index: Any):
         self.array, self.index = array, index
 
-    def get(self, mode: Any = None, fill_value: Any = None) -> Any:
+    def _dynamic(self, mode: Any) -> bool:
+        return advanced.needs_gather(self.index, mode not in (None, "drop", "fill"))
+
+    def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
+            mode: Any = None, fill_value: Any = None) -> Any:
         """`x[index]`; mode="fill" gives `fill_value` (default NaN, see
         `default_fill_value`) where an index is out of range instead of clamping."""
-        if mode in (None, "clip", "promise_in_bounds"):
-            return getitem(self.array, self.index)
-        if mode != "fill":
+        if mode not in (None, "clip", "promise_in_bounds", "fill"):
             raise ValueError(f"at[].get: mode must be None, 'clip', 'promise_in_bounds' or "
                              f"'fill', got {mode!r}")
         x = _as_operand(self.array)
-        extended = _extended(x, self.index)
-        fill = default_fill_value(x.dtype) if fill_value is None else fill_value
-        if extended is None:      # a static integer index out of range: all fill
-            return full_like(getitem(x, self.index), fill)
-        ext_index, axis = extended
-        if axis is None:
-            return getitem(x, self.index)
-        return getitem(extend_axis(x, axis, fill), ext_index)
+        if advanced.needs_gather(self.index, mode is not None and mode != "promise_in_bounds"):
+            return advanced.getitem(x, self.index, _static_getitem, mode=mode,
+                                    fill_value=fill_value,
+                                    indices_are_sorted=indices_are_sorted,
+                                    unique_indices=unique_indices)
+        return _static_getitem(x, self.index)
 
-    def add(self, values: Any) -> Any:
+    def _update(self, values: Any, op: str, mode: Any, flags: dict) -> Any:
+        x = _as_operand(self.array)
+        aval = get_aval(x)
+        values = _convert(values, aval.dtype, aval.weak_type)
+        return advanced.update(x, self.index, values, op, _static_getitem, _static_set,
+                               mode=mode, **flags)
+
+    def set(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: Any = None) -> Any:
+        """Out-of-range updates are dropped; with repeated indices the last write wins
+        (what JAX does on CPU and GPU)."""
+        if self._dynamic(mode):
+            return self._update(values, "set", mode, dict(
+                indices_are_sorted=indices_are_sorted, unique_indices=unique_indices))
+        return _static_set(self.array, self.index, values)
+
+    def add(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: Any = None) -> Any:
+        """Repeated indices accumulate."""
+        if self._dynamic(mode):
+            return self._update(values, "add", mode, dict(
+                indices_are_sorted=indices_are_sorted, unique_indices=unique_indices))
         import plugax.lax as lax
         x = _as_operand(self.array)
         extended = _extended(x, self.index)
@@ -222,25 +229,73 @@ class _IndexUpdateRef:
         target = x if axis is None else extend_axis(x, axis, 0)
         return _trimmed(lax.add(target, _scatter(target, index, values)), axis, x)
 
-    def set(self, values: Any) -> Any:
-        """Needs a concrete index: the written positions are worked out with NumPy. With
-        repeated indices the last write wins (what JAX does on CPU and GPU)."""
-        import plugax.lax as lax
+    def subtract(self, values: Any, **kwargs: Any) -> Any:
+        import plugax.numpy as pnp
+        return self.add(pnp.negative(values), **kwargs)
+
+    def multiply(self, values: Any, *, indices_are_sorted: bool = False,
+                 unique_indices: bool = False, mode: Any = None) -> Any:
+        """Repeated indices multiply together."""
+        return self._update(values, "multiply", mode, dict(
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices))
+
+    mul = multiply
+
+    def divide(self, values: Any, **kwargs: Any) -> Any:
+        """x / values at the indexed places (as `multiply` by the reciprocal, like JAX)."""
+        import plugax.numpy as pnp
         x = _as_operand(self.array)
-        extended = _extended(x, self.index)
-        if extended is None:
-            return x
-        index, axis = extended
-        target = x if axis is None else extend_axis(x, axis, 0)
-        try:
-            np_index = _numpy_index(index)
-        except TypeError as err:
-            raise NotImplementedError("x.at[index].set needs a concrete index (the positions "
-                                      "it writes are computed with NumPy); use .add, or "
-                                      "lax.dynamic_update_slice") from err
-        written, keep = _last_writes(get_aval(target).shape, np_index)
-        update = _scatter(target, index, values, keep)
-        return _trimmed(lax.select_n(Array(written), target, update), axis, x)
+        if get_aval(x).dtype.kind not in "fc":
+            raise TypeError(f"x.at[].divide needs a floating-point array, got "
+                            f"{get_aval(x).str_short()} (integer division is not an "
+                            f"in-place update in JAX either)")
+        return self.multiply(pnp.divide(1, values), **kwargs)
+
+    def power(self, values: Any, **kwargs: Any) -> Any:
+        """x ** values at the indexed places; repeated indices multiply the exponents
+        (JAX: x ** ones.at[index].multiply(values))."""
+        import plugax.numpy as pnp
+        x = _as_operand(self.array)
+        return pnp.power(x, _IndexUpdateRef(pnp.ones_like(x), self.index).multiply(
+            values, **kwargs))
+
+    def min(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: Any = None) -> Any:
+        return self._update(values, "min", mode, dict(
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices))
+
+    def max(self, values: Any, *, indices_are_sorted: bool = False,
+            unique_indices: bool = False, mode: Any = None) -> Any:
+        return self._update(values, "max", mode, dict(
+            indices_are_sorted=indices_are_sorted, unique_indices=unique_indices))
+
+    def apply(self, func: Any, *, indices_are_sorted: bool = False,
+              unique_indices: bool = False, mode: Any = None) -> Any:
+        """func(x) at the indexed places, applied once per place (also when an index
+        repeats: plugax does not apply it twice)."""
+        import plugax.lax as lax
+        import plugax.numpy as pnp
+        x = _as_operand(self.array)
+        touched = _IndexUpdateRef(pnp.zeros(get_aval(x).shape, bool), self.index).set(
+            True, mode=mode, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices)
+        return lax.select_n(touched, x, _convert(func(x), get_aval(x).dtype,
+                                                 get_aval(x).weak_type))
+
+
+def _static_set(array: Any, index: Any, values: Any) -> Any:
+    """x.at[index].set(values) for a static index: the written positions are worked out
+    with NumPy. With repeated indices the last write wins."""
+    import plugax.lax as lax
+    x = _as_operand(array)
+    extended = _extended(x, index)
+    if extended is None:
+        return x
+    index, axis = extended
+    target = x if axis is None else extend_axis(x, axis, 0)
+    written, keep = _last_writes(get_aval(target).shape, _numpy_index(index))
+    update = _scatter(target, index, values, keep)
+    return _trimmed(lax.select_n(Array(written), target, update), axis, x)
 
 
 def _as_operand(x: Any) -> Any:

@@ -1,48 +1,26 @@
-"""Integer-array indexing: iota, gather and scatter-add.
+"""iota, and take-like gathers: `gather(x, idx, axis, batch_dims)` / `scatter_add`.
 
-`gather` here is a simplified XLA gather: it takes elements along one `axis`
-(like `numpy.take`), optionally with `batch_dims` leading axes shared by
-operand and indices (like `numpy.take_along_axis` on those axes). That is
-enough for `x[idx]`, `take`, `take_along_axis`, and -- crucially -- it is closed
-under vmap: batching both operand and indices just adds a batch dim.
-`scatter-add` is its transpose. Indices are clamped into range, as XLA does.
+The primitives are the general ones of gather_scatter.py / scatter.py (JAX's
+dimension numbers); the take-like helpers here build their layout for the common
+case "elements along one `axis`, the first `batch_dims` axes shared" (numpy.take,
+take_along_axis, the batched dynamic slices), with indices clamped into range.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front, bind,
-                           canonicalize_dtype,
-                           checked_impl, first_weak, is_undefined_primal, linear_jvp, moveaxis,
+from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, ShapeError, Zero, bind,
+                           broadcast_in_dim, canonicalize_dtype, checked_impl, get_aval,
                            shape_error)
 
-from ._common import index_dtype_ok, lowering_of, zeros
+from . import gather_scatter, scatter
+from ._common import lowering_of
+from .gather_scatter import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
+                             gather_p, scatter_add_p)
 
 iota_p = Primitive("iota")
-gather_p = Primitive("gather")
-scatter_add_p = Primitive("scatter-add")
-
-
-@dataclass(frozen=True)
-class GatherDimensionNumbers:
-    """Which operand axis is indexed, and how many leading axes are shared batch axes.
-
-    out.shape == operand.shape[:axis] + indices.shape[batch_dims:] + operand.shape[axis+1:]
-    and out[b, pre, i, post] == operand[b, pre, indices[b, i], post].
-    """
-
-    axis: int
-    batch_dims: int = 0
-
-    def __str__(self) -> str:
-        return f"{type(self).__name__}(axis={self.axis}, batch_dims={self.batch_dims})"
-
-
-class ScatterDimensionNumbers(GatherDimensionNumbers):
-    """The same layout, read backwards: updates have the shape a gather would return."""
 
 
 # --- iota ------------------------------------------------------------------------------
@@ -71,117 +49,94 @@ def broadcasted_iota(dtype: Any, shape: tuple, dimension: int) -> Any:
                 dimension=int(dimension))
 
 
-# --- gather --------------------------------------------------------------------------------
-def _gather_out_shape(prim, operand, indices, dn, extra=()):
-    axis, m = dn.axis, dn.batch_dims
-    avals = [operand, indices, *extra]
-    if not m <= axis < operand.ndim or indices.ndim < m or \
-            indices.shape[:m] != operand.shape[:m]:
-        raise shape_error(prim, avals, "needs batch_dims <= axis < operand.ndim and the "
-                          "leading batch_dims axes of operand and indices to agree",
-                          "move shared axes to the front of both", dimension_numbers=dn)
-    if not index_dtype_ok(indices):
-        raise shape_error(prim, avals, "needs integer indices", "convert the indices to "
-                          "int32", dimension_numbers=dn)
-    if operand.shape[axis] == 0 and indices.size:
-        raise shape_error(prim, avals, "cannot index an axis of size 0",
-                          "index a non-empty axis", dimension_numbers=dn)
-    return operand.shape[:axis] + indices.shape[m:] + operand.shape[axis + 1:]
+# --- take-like gathers over the general primitives ---------------------------------------------
+def _take_dnums(operand_ndim: int, indices_ndim: int, axis: int,
+                batch_dims: int) -> GatherDimensionNumbers:
+    """The general layout of "take along `axis`, the first `batch_dims` axes shared":
+    out = batch + pre + index + post (the gather's batch axes are batch + index)."""
+    m, k = batch_dims, indices_ndim - batch_dims
+    pre, post = axis - m, operand_ndim - axis - 1
+    offset = tuple(range(m, m + pre)) + tuple(range(m + pre + k, m + pre + k + post))
+    return GatherDimensionNumbers(offset, (axis,), (axis,), tuple(range(m)), tuple(range(m)))
 
 
-def _gather_abstract_eval(ctx, operand, indices, *, dimension_numbers):
-    shape = _gather_out_shape(gather_p, operand, indices, dimension_numbers)
-    return ShapedArray(shape, operand.dtype, operand.weak_type)
+def _check_take(name: str, operand: Any, indices: Any, axis: int, batch_dims: int) -> None:
+    x, i = get_aval(operand), get_aval(indices)
+    if not batch_dims <= axis < x.ndim or i.ndim < batch_dims or \
+            i.shape[:batch_dims] != x.shape[:batch_dims]:
+        raise ShapeError(f"{name}: needs batch_dims <= axis < operand.ndim and the leading "
+                         f"batch_dims axes of operand and indices to agree; got operand "
+                         f"{x.str_short()}, indices {i.str_short()}, axis={axis}, "
+                         f"batch_dims={batch_dims}. Fix: move shared axes to the front of both")
+    if x.shape[axis] == 0 and i.size:
+        raise ShapeError(f"{name}: cannot index axis {axis} of size 0 of {x.str_short()}. "
+                         f"Fix: index a non-empty axis")
 
 
-def _flat_layout(x_shape, idx, dn):
-    """Flatten to (batch, axis, rest...) + (batch, n_indices) so one fancy index does it."""
-    axis, m = dn.axis, dn.batch_dims
-    n = x_shape[axis]
-    batch, ishape = x_shape[:m], idx.shape[m:]
-    nb, ni = int(np.prod(batch)), int(np.prod(ishape))
-    flat_idx = np.clip(idx, 0, max(n - 1, 0)).reshape((nb, ni))
-    rest = x_shape[m:axis] + x_shape[axis + 1:]
-    # Gathered layout is batch + ishape + rest; the output wants batch + pre + ishape + post.
-    k, pre = len(ishape), axis - m
-    perm = (tuple(range(m)) + tuple(range(m + k, m + k + pre)) + tuple(range(m, m + k))
-            + tuple(range(m + k + pre, m + k + len(rest))))
-    return np.arange(nb)[:, None], flat_idx, batch + ishape + rest, perm
-
-
-def _gather_impl(x, idx, *, dimension_numbers):
-    dn = dimension_numbers
-    rows, flat_idx, gathered_shape, perm = _flat_layout(x.shape, idx, dn)
-    moved = np.moveaxis(x, dn.axis, dn.batch_dims)
-    flat = moved.reshape((rows.shape[0], x.shape[dn.axis]) + moved.shape[dn.batch_dims + 1:])
-    return np.transpose(flat[rows, flat_idx].reshape(gathered_shape), perm)
-
-
-def _gather_transpose(ctx, ct, x, idx, *, dimension_numbers):
-    dn = ScatterDimensionNumbers(dimension_numbers.axis, dimension_numbers.batch_dims)
-    ct_x = bind(scatter_add_p, zeros(x.aval.shape, x.aval.dtype), idx, ct, dimension_numbers=dn)
-    return [ct_x, None]
-
-
-def _gather_vmap(ctx, args, dims, *, dimension_numbers):
-    (x, idx), (dx, di), dn = args, dims, dimension_numbers
-    if di is None and dn.batch_dims == 0:      # the batch axis is one more operand axis
-        return gather(moveaxis(x, dx, 0), idx, axis=dn.axis + 1), 0
-    if dx is None and dn.batch_dims == 0:      # the batch axis is one more index axis
-        return gather(x, idx, axis=dn.axis), dn.axis + di
-    x, idx = bdim_at_front(x, dx, ctx.axis_size), bdim_at_front(idx, di, ctx.axis_size)
-    return gather(x, idx, axis=dn.axis + 1, batch_dims=dn.batch_dims + 1), 0
+def take_params(operand_shape: tuple, indices_ndim: int, axis: int, batch_dims: int = 0,
+                scatter: bool = False) -> dict:
+    """The gather (or scatter-add) params of a take along `axis` with `batch_dims` shared
+    leading axes, for indices of rank `indices_ndim` before their index-vector axis."""
+    dn = _take_dnums(len(operand_shape), indices_ndim, axis, batch_dims)
+    params = dict(indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP)
+    if scatter:
+        return dict(params, dimension_numbers=ScatterDimensionNumbers(*dn))
+    sizes = tuple(min(1, n) if d < batch_dims or d == axis else n
+                  for d, n in enumerate(operand_shape))
+    return dict(params, dimension_numbers=dn, slice_sizes=sizes, fill_value=None)
 
 
 def gather(operand: Any, indices: Any, axis: int, batch_dims: int = 0) -> Any:
-    """Take `operand` elements along `axis` at `indices` (clamped); see GatherDimensionNumbers."""
-    return bind(gather_p, operand, indices,
-                dimension_numbers=GatherDimensionNumbers(int(axis), int(batch_dims)))
-
-
-# --- scatter-add ---------------------------------------------------------------------------
-def _scatter_add_abstract_eval(ctx, operand, indices, updates, *, dimension_numbers):
-    expected = _gather_out_shape(scatter_add_p, operand, indices, dimension_numbers, [updates])
-    if updates.shape != expected or updates.dtype != operand.dtype:
-        raise shape_error(scatter_add_p, [operand, indices, updates], "needs updates of the "
-                          f"operand's dtype and of shape {expected} (what gather returns)",
-                          "reshape or convert the updates", dimension_numbers=dimension_numbers)
-    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
-
-
-def _scatter_add_impl(x, idx, updates, *, dimension_numbers):
-    dn = dimension_numbers
-    rows, flat_idx, gathered_shape, perm = _flat_layout(x.shape, idx, dn)
-    moved = np.moveaxis(x, dn.axis, dn.batch_dims)
-    flat = moved.reshape((rows.shape[0], x.shape[dn.axis]) + moved.shape[dn.batch_dims + 1:])
-    flat = flat.copy()
-    upd = np.transpose(updates, np.argsort(perm)).reshape(flat_idx.shape + flat.shape[2:])
-    np.add.at(flat, (rows, flat_idx), upd)
-    return np.moveaxis(flat.reshape(moved.shape), dn.batch_dims, dn.axis)
-
-
-def _scatter_add_transpose(ctx, ct, x, idx, updates, *, dimension_numbers):
-    dn = GatherDimensionNumbers(dimension_numbers.axis, dimension_numbers.batch_dims)
-    ct_x = ct if is_undefined_primal(x) else None
-    ct_u = bind(gather_p, ct, idx, dimension_numbers=dn) if is_undefined_primal(updates) else None
-    return [ct_x, None, ct_u]
-
-
-def _scatter_add_vmap(ctx, args, dims, *, dimension_numbers):
-    (x, idx, upd), (dx, di, du), dn = args, dims, dimension_numbers
-    size = ctx.axis_size
-    x, upd = bdim_at_front(x, dx, size), bdim_at_front(upd, du, size)
-    if di is None and dn.batch_dims == 0:
-        return scatter_add(x, idx, upd, axis=dn.axis + 1), 0
-    idx = bdim_at_front(idx, di, size)
-    return scatter_add(x, idx, upd, axis=dn.axis + 1, batch_dims=dn.batch_dims + 1), 0
+    """Take `operand` elements along `axis` at `indices` (clamped), the first `batch_dims`
+    axes of both shared: numpy.take / take_along_axis as one general gather."""
+    axis, batch_dims = int(axis), int(batch_dims)
+    _check_take("gather", operand, indices, axis, batch_dims)
+    x, i = get_aval(operand), get_aval(indices)
+    if x.shape[axis] == 0:     # then there are no indices (_check_take): nothing to read
+        out = x.shape[:axis] + i.shape[batch_dims:] + x.shape[axis + 1:]
+        return broadcast_in_dim(Array(np.zeros((), x.dtype), x.weak_type), out, ())
+    params = take_params(x.shape, i.ndim, axis, batch_dims)
+    return bind(gather_p, operand, _index_vector(indices), **params)
 
 
 def scatter_add(operand: Any, indices: Any, updates: Any, axis: int,
                 batch_dims: int = 0) -> Any:
-    """Add `updates` into `operand` at `indices` along `axis`; repeated indices accumulate."""
-    return bind(scatter_add_p, operand, indices, updates,
-                dimension_numbers=ScatterDimensionNumbers(int(axis), int(batch_dims)))
+    """Add `updates` (shaped like `gather(operand, indices, axis, batch_dims)`) into
+    `operand` at `indices` (clamped) along `axis`; repeated indices accumulate."""
+    axis, batch_dims = int(axis), int(batch_dims)
+    _check_take("scatter_add", operand, indices, axis, batch_dims)
+    if get_aval(operand).shape[axis] == 0:
+        return operand
+    params = take_params(get_aval(operand).shape, get_aval(indices).ndim, axis, batch_dims,
+                         scatter=True)
+    return bind(scatter_add_p, operand, _index_vector(indices), updates, **params)
+
+
+def _index_vector(indices: Any) -> Any:
+    """`indices` with a trailing index-vector axis of size 1."""
+    aval = get_aval(indices)
+    return broadcast_in_dim(indices, aval.shape + (1,), tuple(range(aval.ndim)))
+
+
+def lax_gather(operand: Any, start_indices: Any, dimension_numbers: Any, slice_sizes: Any = None,
+               **kwargs: Any) -> Any:
+    """lax.gather with JAX's signature. (The older plugax form `gather(x, idx, axis,
+    batch_dims=0)`, a take along `axis`, is still accepted when `dimension_numbers` is an
+    integer axis.)"""
+    if isinstance(dimension_numbers, (int, np.integer)):
+        return gather(operand, start_indices, dimension_numbers,
+                      0 if slice_sizes is None else slice_sizes)
+    return gather_scatter.gather(operand, start_indices, dimension_numbers, slice_sizes,
+                                 **kwargs)
+
+
+def lax_scatter_add(operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any,
+                    *args: Any, **kwargs: Any) -> Any:
+    """lax.scatter_add with JAX's signature (an integer `dimension_numbers` is plugax's
+    older take-like form, see `lax_gather`)."""
+    if isinstance(dimension_numbers, (int, np.integer)):
+        return scatter_add(operand, scatter_indices, updates, dimension_numbers, *args)
+    return scatter.scatter_add(operand, scatter_indices, updates, dimension_numbers, **kwargs)
 
 
 def _no_tangent(ctx, primals, tangents, **params):
@@ -194,14 +149,7 @@ RULES = [
     # the jvp rule only documents that its output has no tangent.
     RuleSet(primitive=iota_p, impl=checked_impl(_iota_impl, _iota_abstract_eval),
             abstract_eval=_iota_abstract_eval, jvp=_no_tangent, lowering=lowering_of(iota_p)),
-    RuleSet(primitive=gather_p, impl=checked_impl(_gather_impl, _gather_abstract_eval),
-            abstract_eval=_gather_abstract_eval,
-            jvp=linear_jvp(gather_p, [0]), batching=_gather_vmap, transpose=_gather_transpose, lowering=lowering_of(gather_p)),
-    RuleSet(primitive=scatter_add_p,
-            impl=checked_impl(_scatter_add_impl, _scatter_add_abstract_eval),
-            abstract_eval=_scatter_add_abstract_eval, jvp=linear_jvp(scatter_add_p, [0, 2]),
-            batching=_scatter_add_vmap, transpose=_scatter_add_transpose, lowering=lowering_of(scatter_add_p)),
 ]
 
-LAX = {"iota": iota, "broadcasted_iota": broadcasted_iota, "gather": gather,
-       "scatter_add": scatter_add}
+LAX = {"iota": iota, "broadcasted_iota": broadcasted_iota, "gather": lax_gather,
+       "scatter_add": lax_scatter_add}

@@ -7,8 +7,10 @@ indices must agree with the impl on out-of-range indices, so they clamp
 explicitly before the op, the way the impl does:
 
 - dynamic_slice / dynamic_update_slice: each start into [0, size - window];
-- gather / scatter-add: each index into [0, size - 1]. (XLA's gather would clamp
-  too, but its scatter *drops* out-of-range updates, and the impl clamps.)
+- gather / scatter*: in mode CLIP each index vector so its window fits; in mode
+  FILL_OR_DROP a gather clamps and then selects the fill value where the vector
+  was out of bounds, a scatter leaves the indices to XLA, which drops windows that
+  do not fit (exactly the impl's semantics); PROMISE_IN_BOUNDS passes them through.
 
 Clamping happens in the index's own dtype (so a huge unsigned index clamps to
 the top rather than wrapping negative), then the index becomes int32 (int64 for
@@ -104,66 +106,106 @@ def _iota(ctx, *, dtype, shape, dimension):
     return ctx.hlo.iota(ctx.ir_type(ctx.aval_out), _int_attr(ctx, dimension))
 
 
-def _gather_layout(operand_ndim: int, indices_ndim: int, dn: Any) -> dict:
-    """StableHLO dimension numbers for the simplified gather (see indexing.py).
+def _bounded_indices(ctx, idx: Any, aval: Any, index_map: Sequence[int], shape: Sequence[int],
+                     sizes: Sequence[int]) -> tuple[Any, Any]:
+    """(index vectors clamped so every window fits, converted to int32/int64; a boolean
+    per vector: whether it was in bounds). The clamp happens in the index's own dtype."""
+    from plugax.extend import ShapedArray
+    dtype, nd = np.dtype(aval.dtype), aval.ndim
+    info = np.iinfo(dtype)
+    uppers = np.array([shape[d] - sizes[d] for d in index_map], np.int64)
+    hi = ctx.hlo.broadcast_in_dim(ctx.ir_type(ShapedArray(aval.shape, dtype)),
+                                  ctx.constant(np.minimum(uppers, info.max).astype(dtype)),
+                                  _i64(ctx, [nd - 1]))
+    clamped = ctx.hlo.minimum(idx, hi)
+    if dtype.kind == "i":
+        clamped = ctx.hlo.maximum(clamped, ctx.constant(0, dtype, aval.shape))
+    same = ctx.hlo.compare(idx, clamped, ctx.hlo.ComparisonDirectionAttr.get("EQ"))
+    batch = aval.shape[:-1]
+    ok = None
+    for k in range(aval.shape[-1]):    # all components in bounds (K is small)
+        part = ctx.hlo.slice(same, _i64(ctx, [0] * (nd - 1) + [k]),
+                             _i64(ctx, list(batch) + [k + 1]), _i64(ctx, [1] * nd))
+        part = ctx.hlo.reshape(ctx.ir_type(ShapedArray(batch, np.bool_)), part)
+        ok = part if ok is None else ctx.hlo.and_(ok, part)
+    to = _index_dtype(shape)
+    if dtype != to:
+        clamped = ctx.hlo.convert(ctx.ir_type(ShapedArray(aval.shape, to)), clamped)
+    return clamped, ok
 
-    The output is batch + pre + index + post. StableHLO puts the operand's slice
-    dims (pre and post: every axis but `axis` and the batch axes) at `offset_dims`
-    and the index dims, batch ones included, in the remaining positions in order:
-    exactly that layout, so no transpose is needed.
-    """
-    axis, m = dn.axis, dn.batch_dims
-    k = indices_ndim - m
-    pre, post = axis - m, operand_ndim - axis - 1
-    offset = list(range(m, m + pre)) + list(range(m + pre + k, m + pre + k + post))
-    return dict(offset=offset, batch=list(range(m)), axis=axis, index_vector_dim=indices_ndim)
 
-
-def _clamped_indices(ctx, idx: Any, n: int) -> Any:
-    return clamp_index(ctx, idx, ctx.avals_in[1], max(n - 1, 0), _index_dtype([n]))
-
-
-def _gather(ctx, x, idx, *, dimension_numbers):
+def _gather(ctx, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
+            unique_indices, mode, fill_value):
+    from .gather_scatter import GatherScatterMode, default_fill_value
     operand, indices = ctx.avals_in[:2]
-    out = ctx.aval_out
-    n = operand.shape[dimension_numbers.axis]
-    if n == 0 or out.size == 0:    # nothing to read (and a slice of 1 would not fit)
+    out, dn = ctx.aval_out, dimension_numbers
+    if out.size == 0:
         return ctx.constant(np.zeros((), out.dtype), out.dtype, out.shape)
-    lay = _gather_layout(operand.ndim, indices.ndim, dimension_numbers)
-    dn = ctx.hlo.GatherDimensionNumbers.get(
-        offset_dims=lay["offset"], collapsed_slice_dims=[lay["axis"]],
-        operand_batching_dims=lay["batch"], start_indices_batching_dims=lay["batch"],
-        start_index_map=[lay["axis"]], index_vector_dim=lay["index_vector_dim"])
-    sizes = [1 if i < dimension_numbers.batch_dims or i == lay["axis"] else s
-             for i, s in enumerate(operand.shape)]
-    return ctx.hlo.gather(x, _clamped_indices(ctx, idx, n), dn, _i64(ctx, sizes),
-                          indices_are_sorted=False)
+    ok = None
+    if mode is not GatherScatterMode.PROMISE_IN_BOUNDS and dn.start_index_map:
+        idx, ok = _bounded_indices(ctx, idx, indices, dn.start_index_map, operand.shape,
+                                   slice_sizes)
+    hdn = ctx.hlo.GatherDimensionNumbers.get(
+        offset_dims=list(dn.offset_dims), collapsed_slice_dims=list(dn.collapsed_slice_dims),
+        operand_batching_dims=list(dn.operand_batching_dims),
+        start_indices_batching_dims=list(dn.start_indices_batching_dims),
+        start_index_map=list(dn.start_index_map), index_vector_dim=indices.ndim - 1)
+    res = ctx.hlo.gather(x, idx, hdn, _i64(ctx, slice_sizes),
+                         indices_are_sorted=bool(indices_are_sorted))
+    if mode is GatherScatterMode.FILL_OR_DROP and ok is not None:
+        fill = default_fill_value(out.dtype) if fill_value is None else fill_value
+        batch_pos = [d for d in range(out.ndim) if d not in dn.offset_dims]
+        mask = ctx.broadcast_in_dim(ok, np.bool_, out.shape, batch_pos)
+        res = ctx.hlo.select(mask, res, ctx.constant(np.asarray(fill, out.dtype), out.dtype,
+                                                     out.shape))
+    return res
 
 
-def _scatter_add(ctx, x, idx, updates, *, dimension_numbers):
-    operand, indices, upd = ctx.avals_in
-    n = operand.shape[dimension_numbers.axis]
-    if n == 0 or upd.size == 0:    # nothing to add
-        return x
-    lay = _gather_layout(operand.ndim, indices.ndim, dimension_numbers)
-    dn = ctx.hlo.ScatterDimensionNumbers.get(
-        update_window_dims=lay["offset"], inserted_window_dims=[lay["axis"]],
-        input_batching_dims=lay["batch"], scatter_indices_batching_dims=lay["batch"],
-        scattered_dims_to_operand_dims=[lay["axis"]], index_vector_dim=lay["index_vector_dim"])
-    op = ctx.hlo.ScatterOp([ctx.ir_type(ctx.aval_out)], [x], _clamped_indices(ctx, idx, n),
-                           [updates], dn, indices_are_sorted=False, unique_indices=False)
-    scalar = ctx.ir.RankedTensorType.get((), ctx.element_type(operand.dtype))
-    block = op.regions[0].blocks.append(scalar, scalar)
-    # np.add.at on booleans is a logical or; XLA's add has no boolean form.
-    add = ctx.hlo.or_ if np.dtype(operand.dtype).kind == "b" else ctx.hlo.add
-    with ctx.ir.InsertionPoint(block):
-        ctx.hlo.return_([add(*block.arguments)])
-    return op.results[0]
+def _combiner(ctx, name: str, dtype: np.dtype):
+    boolean = dtype.kind == "b"
+    return {"scatter": None,
+            "scatter-add": ctx.hlo.or_ if boolean else ctx.hlo.add,
+            "scatter-mul": ctx.hlo.and_ if boolean else ctx.hlo.multiply,
+            "scatter-min": ctx.hlo.and_ if boolean else ctx.hlo.minimum,
+            "scatter-max": ctx.hlo.or_ if boolean else ctx.hlo.maximum}[name]
+
+
+def _scatter_for(name: str):
+    def lower(ctx, x, idx, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
+              mode, **_):
+        from .gather_scatter import GatherScatterMode, _scatter_slice_sizes
+        operand, indices, upd = ctx.avals_in
+        dn = dimension_numbers
+        if upd.size == 0 or operand.size == 0:
+            return x
+        if mode is GatherScatterMode.CLIP and dn.scatter_dims_to_operand_dims:
+            idx, _ = _bounded_indices(ctx, idx, indices, dn.scatter_dims_to_operand_dims,
+                                      operand.shape,
+                                      _scatter_slice_sizes(operand.shape, upd.shape, dn))
+        hdn = ctx.hlo.ScatterDimensionNumbers.get(
+            update_window_dims=list(dn.update_window_dims),
+            inserted_window_dims=list(dn.inserted_window_dims),
+            input_batching_dims=list(dn.operand_batching_dims),
+            scatter_indices_batching_dims=list(dn.scatter_indices_batching_dims),
+            scattered_dims_to_operand_dims=list(dn.scatter_dims_to_operand_dims),
+            index_vector_dim=indices.ndim - 1)
+        op = ctx.hlo.ScatterOp([ctx.ir_type(ctx.aval_out)], [x], idx, [updates], hdn,
+                               indices_are_sorted=bool(indices_are_sorted),
+                               unique_indices=bool(unique_indices))
+        scalar = ctx.ir.RankedTensorType.get((), ctx.element_type(operand.dtype))
+        block = op.regions[0].blocks.append(scalar, scalar)
+        combine = _combiner(ctx, name, np.dtype(operand.dtype))
+        with ctx.ir.InsertionPoint(block):
+            old, new = block.arguments
+            ctx.hlo.return_([new if combine is None else combine(old, new)])
+        return op.results[0]
+    return lower
 
 
 LOWERINGS = {
     "squeeze": _squeeze, "rev": _rev, "slice": _slice, "pad": _pad,
     "dynamic_slice": _dynamic_slice,
     "dynamic_update_slice": _dynamic_update_slice, "iota": _iota, "gather": _gather,
-    "scatter-add": _scatter_add,
+    **{name: _scatter_for(name) for name in ("scatter", "scatter-add", "scatter-mul",
+                                             "scatter-min", "scatter-max")},
 }

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import getitem, indexing, numpy_api, slicing, structural
+from . import gather_scatter, getitem, indexing, numpy_api, scatter, slicing, structural
 
 
 @hookimpl
@@ -24,12 +24,14 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return [*structural.RULES, *slicing.RULES, *indexing.RULES]
+    return [*structural.RULES, *slicing.RULES, *indexing.RULES, *gather_scatter.RULES,
+            *scatter.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
-    return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX},
+    return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX, **gather_scatter.LAX,
+                    **scatter.LAX},
             "numpy": dict(numpy_api.FUNCTIONS)}
 
 

@@ -1,4 +1,6 @@
 """iota, gather, scatter-add, and NumPy-style indexing built on them."""
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -8,10 +10,17 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.testing import (DEFAULT_RULES, check_abstract_eval, check_primitive, check_transpose,
                             rand)
-from plugax_shape.indexing import gather_p, iota_p, scatter_add_p, GatherDimensionNumbers
+from plugax_shape.gather_scatter import GatherDimensionNumbers, gather_p, scatter_add_p
+from plugax_shape.indexing import iota_p, take_params
 
 ALL = (*DEFAULT_RULES, "transpose")   # the rule checks and those of traced use
 fast = settings(max_examples=20, deadline=None)
+
+
+class Take(NamedTuple):
+    """A take along `axis` with `batch_dims` shared leading axes (indexing.take_params)."""
+    axis: int
+    batch_dims: int = 0
 
 
 @st.composite
@@ -23,7 +32,7 @@ def gathers(draw):
     rng = np.random.default_rng(draw(st.integers(0, 99)))
     x = rand(batch + rest)
     idx = rng.integers(0, x.shape[axis], ishape).astype(np.int32)
-    return x, idx, GatherDimensionNumbers(axis, len(batch))
+    return x, idx, Take(axis, len(batch))
 
 
 def numpy_gather(x, idx, dn):
@@ -37,8 +46,9 @@ def numpy_gather(x, idx, dn):
 @given(gathers())
 def test_gather(case):
     x, idx, dn = case
-    check_primitive(gather_p, x, idx, rules=ALL, linear_argnums=0, dimension_numbers=dn,
-                    vmap_options={"max_placements": 20})
+    check_primitive(gather_p, x, idx[..., None], rules=ALL, linear_argnums=0,
+                    vmap_options={"max_placements": 20},
+                    **take_params(x.shape, idx.ndim, dn.axis, dn.batch_dims))
     np.testing.assert_array_equal(lax.gather(x, idx, dn.axis, dn.batch_dims),
                                   numpy_gather(x, idx, dn))
 
@@ -48,8 +58,9 @@ def test_gather(case):
 def test_scatter_add(case):
     x, idx, dn = case
     upd = rand(numpy_gather(x, idx, dn).shape, seed=1)
-    check_primitive(scatter_add_p, x, idx, upd, rules=ALL, linear_argnums=(0, 2),
-                    dimension_numbers=dn, vmap_options={"max_placements": 20})
+    check_primitive(scatter_add_p, x, idx[..., None], upd, rules=ALL, linear_argnums=(0, 2),
+                    vmap_options={"max_placements": 20},
+                    **take_params(x.shape, idx.ndim, dn.axis, dn.batch_dims, scatter=True))
     want = x.copy()
     for b in np.ndindex(x.shape[:dn.batch_dims]):
         moved = np.moveaxis(want[b], dn.axis - dn.batch_dims, 0)
@@ -74,9 +85,11 @@ def test_gather_and_scatter_add_errors():
 
 
 def test_dimension_numbers_print_and_hash():
-    dn = GatherDimensionNumbers(1, 0)
-    assert str(dn) == "GatherDimensionNumbers(axis=1, batch_dims=0)"
-    assert hash(dn) == hash(GatherDimensionNumbers(1, 0))
+    dn = GatherDimensionNumbers((1,), (0,), (0,))
+    assert str(dn) == ("GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), "
+                       "start_index_map=(0,), operand_batching_dims=(), "
+                       "start_indices_batching_dims=())")   # JAX's spelling
+    assert hash(dn) == hash(GatherDimensionNumbers((1,), (0,), (0,), (), ()))
 
 
 @pytest.mark.parametrize("shape, dim, dtype", [((4,), 0, np.int32), ((2, 3), 1, np.float32),
@@ -104,6 +117,8 @@ INDICES = [
     (1, np.array([0, 2])), (np.array([0, 1]), slice(None), 1), (0, slice(None), np.array([1])),
     (np.array([True, False]),), (slice(None, None, -2), np.array([0, 2]), slice(1, 3)),
     (None, np.array([1]), None), np.int32(1), (), Ellipsis,
+    (np.array([0, 1]), np.array([2, 0])), (np.array([[1], [0]]), slice(None), np.array([3, 0])),
+    (X[..., 0] > 4,), (X[:, :, 0] > 3, 1), (np.array([1]), None, np.array([0, 2])),
 ]
 
 
@@ -152,8 +167,8 @@ def test_getitem_errors():
         plugax.Array(np.zeros((0, 2)))[0]       # nothing to clamp to
     with pytest.raises(IndexError, match="too many indices"):
         plugax.Array(X)[0, 0, 0, 0]
-    with pytest.raises(NotImplementedError, match="one integer-array index"):
-        plugax.Array(X)[np.array([0]), np.array([0])]
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        plugax.Array(X)[np.array([0, 1]), np.array([0, 1, 2])]
 
 
 @pytest.mark.skipif(not hasattr(lax, "add"), reason="needs the elementwise family's add")
@@ -175,7 +190,7 @@ def test_at_add_transposes_each_indexing_step():
     """x.at[i].add is x + (x[i])^T(v): check the transpose part on its own, no `add` needed."""
     from plugax_shape.getitem import _scatter
     x = plugax.Array(X)
-    for index in [(1, slice(None, None, -2)), (np.array([0, 0, 1]), None), (Ellipsis, 3)]:
+    for index in [(1, slice(None, None, -2)), (0, None), (Ellipsis, 3)]:
         v = rand(X[index].shape, seed=3)
         want = np.zeros_like(X)
         np.add.at(want, index, v)
@@ -198,8 +213,9 @@ def test_take_and_take_along_axis_match_numpy():
 
 def test_check_transpose_of_gather_on_duplicates():
     x = rand((3, 2))
-    check_transpose(gather_p, x, np.array([1, 1, 0, 2], np.int32), linear_argnums=0,
-                    dimension_numbers=GatherDimensionNumbers(0))
+    idx = np.array([1, 1, 0, 2], np.int32)
+    check_transpose(gather_p, x, idx[:, None], linear_argnums=0,
+                    **take_params(x.shape, 1, 0))
 
 
 @pytest.mark.skipif(not hasattr(lax, "select_n"), reason="needs elementwise lt/add/select_n")

@@ -19,7 +19,9 @@ import plugax.lax as lax
 import plugax.numpy as pnp
 from plugax.testing import (ALL_DTYPES, check_lowering, check_lowerings, exact_values,
                             has_lowering, x64)
-from plugax_shape.indexing import GatherDimensionNumbers, gather_p, iota_p, scatter_add_p
+from typing import NamedTuple
+
+from plugax_shape.indexing import gather_p, iota_p, scatter_add_p, take_params
 from plugax_shape.slicing import dynamic_slice_p, dynamic_update_slice_p, pad_p, slice_p
 from plugax.extend import concatenate_p   # the kernel's (with split, for the Jacobians)
 from plugax.extend import broadcast_in_dim_p, reshape_p, transpose_p   # the kernel's
@@ -137,42 +139,53 @@ def test_iota_every_dtype_and_dimension():
         check_lowerings([(iota_p, (), p) for p in params])
 
 
-GATHERS = [  # (operand shape, indices, GatherDimensionNumbers)
-    ((4, 5), np.array([0, 3, -1, 7, 4], np.int32), GatherDimensionNumbers(0)),
-    ((3, 4, 5), np.array([[0, 3], [5, -2], [1, 1]], np.int64), GatherDimensionNumbers(1)),
+class Take(NamedTuple):
+    """A take along `axis` (the first `batch_dims` axes shared): see indexing.take_params."""
+    axis: int
+    batch_dims: int = 0
+
+
+def take(shape, idx, t, scatter=False):
+    """(indices with their index-vector axis, the general primitive's params) of a take."""
+    idx = np.asarray(idx)
+    return idx[..., None], take_params(shape, idx.ndim, t.axis, t.batch_dims, scatter)
+
+
+GATHERS = [  # (operand shape, indices, Take)
+    ((4, 5), np.array([0, 3, -1, 7, 4], np.int32), Take(0)),
+    ((3, 4, 5), np.array([[0, 3], [5, -2], [1, 1]], np.int64), Take(1)),
     ((3, 4, 5), np.array([[4, 0, 9], [2, 2, -7], [1, 3, 0]], np.int8),
-     GatherDimensionNumbers(2, batch_dims=1)),
+     Take(2, batch_dims=1)),
     ((2, 3, 4), np.array([[[250, 0], [1, 2], [3, 3]], [[0, 1], [2, 200], [0, 0]]], np.uint8),
-     GatherDimensionNumbers(2, batch_dims=2)),
-    ((3, 4), np.array([2 ** 32 - 1, 0, 5], np.uint32), GatherDimensionNumbers(1)),
-    ((3, 4), np.zeros((0, 2), np.int32), GatherDimensionNumbers(1)),
-    ((3, 0), np.zeros((0,), np.int32), GatherDimensionNumbers(1)),
-    ((3, 4), np.int32(-5), GatherDimensionNumbers(0)),
+     Take(2, batch_dims=2)),
+    ((3, 4), np.array([2 ** 32 - 1, 0, 5], np.uint32), Take(1)),
+    ((3, 4), np.zeros((0, 2), np.int32), Take(1)),
+    ((3, 2), np.zeros((0,), np.int32), Take(1)),
+    ((3, 4), np.int32(-5), Take(0)),
 ]
 
 
 def test_gather_clamps_out_of_range_indices_like_impl():
-    def args(d, s):
-        shape, idx, _ = GATHERS[s % len(GATHERS)]
-        return draw(d, shape, s), idx
+    def case(d, s):
+        shape, idx, t = GATHERS[s % len(GATHERS)]
+        idx, params = take(shape, idx, t)
+        return gather_p, (draw(d, shape, s), idx), params
     with x64():
-        check_lowerings([(gather_p, args(d, i), dict(dimension_numbers=GATHERS[i % 8][2]))
-                         for i, d in enumerate(DTYPES + DTYPES[::4])])
+        check_lowerings([case(d, i) for i, d in enumerate(DTYPES + DTYPES[::4])])
 
 
 def test_scatter_add_accumulates_repeats_and_clamps():
     """Repeated indices add up (or, for bool); out-of-range ones clamp onto the ends."""
-    def args(d, s):
+    def case(d, s):
         shape, idx, dn = GATHERS[s % len(GATHERS)]
         upd_shape = shape[:dn.axis] + np.shape(idx)[dn.batch_dims:] + shape[dn.axis + 1:]
-        return draw(d, shape, s), idx, draw(d, upd_shape, s + 1)
+        idx, params = take(shape, idx, dn, scatter=True)
+        return scatter_add_p, (draw(d, shape, s), idx, draw(d, upd_shape, s + 1)), params
     with x64():
-        check_lowerings([(scatter_add_p, args(d, i), dict(dimension_numbers=GATHERS[i % 8][2]))
-                         for i, d in enumerate(DTYPES + DTYPES[::4])])
+        check_lowerings([case(d, i) for i, d in enumerate(DTYPES + DTYPES[::4])])
         x = np.zeros(3, np.float32)
-        idx = np.array([0, 0, 2, -9, 99], np.int32)
-        (out,) = check_lowering(scatter_add_p, x, idx, np.ones(5, np.float32),
-                                dimension_numbers=GatherDimensionNumbers(0))
+        idx, params = take((3,), np.array([0, 0, 2, -9, 99], np.int32), Take(0), scatter=True)
+        (out,) = check_lowering(scatter_add_p, x, idx, np.ones(5, np.float32), **params)
     assert np.asarray(out).tolist() == [3.0, 0.0, 2.0]
 
 
@@ -185,7 +198,7 @@ def gathers(draw_):
     seed = draw_(st.integers(0, 99))
     idx = np.random.default_rng(seed).integers(-2, 5, ishape).astype(np.int32)
     return draw(("float32", "int32")[seed % 2], batch + rest, seed), idx, \
-        GatherDimensionNumbers(axis, len(batch))
+        Take(axis, len(batch))
 
 
 @settings(max_examples=8, deadline=None)
@@ -196,8 +209,8 @@ def test_gather_and_scatter_add_agree_with_impl_on_any_layout(case):
     x, idx, dn = case
     upd = np.ones(x.shape[:dn.axis] + idx.shape[dn.batch_dims:] + x.shape[dn.axis + 1:],
                   x.dtype)
-    check_lowerings([(gather_p, (x, idx), dict(dimension_numbers=dn)),
-                     (scatter_add_p, (x, idx, upd), dict(dimension_numbers=dn))])
+    (gi, gp), (si, sp) = take(x.shape, idx, dn), take(x.shape, idx, dn, scatter=True)
+    check_lowerings([(gather_p, (x, gi), gp), (scatter_add_p, (x, si, upd), sp)])
 
 
 # --- plugax.numpy and indexing under jit --------------------------------------------------
