@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import api, conv
+from . import api, conv, generic, window_api, windows
 
 
 @hookimpl
@@ -19,9 +19,9 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return list(conv.RULES)
+    return [*conv.RULES, *windows.RULES, *generic.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": dict(api.LAX), "numpy": dict(api.NUMPY)}
+    return {"lax": {**api.LAX, **window_api.LAX}, "numpy": dict(api.NUMPY)}
