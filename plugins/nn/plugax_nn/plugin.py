@@ -1,10 +1,28 @@
-"""Hook implementations of the nn family (work in progress: issue 16)."""
+"""Hook implementations of the nn family: `plugax.nn`, the functions of `jax.nn`.
+
+A front-end-only family: it defines no primitive and gives no rules, only
+functions written with plugax.numpy and plugax.lax (and custom derivatives
+where JAX has them). Every transformation works on them because it works on
+the primitives they are made of. A worked example of the smallest useful
+plugin: `plugax_plugin_info` plus `plugax_frontend`.
+"""
 from __future__ import annotations
 
+from typing import Callable
+
 from plugax.extend import PluginInfo, hookimpl
+
+from . import activations, normalize
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
     return PluginInfo(name="nn", requires=("elementwise", "shape", "reductions", "dot"),
-                      description="plugax.nn: activations, softmax, one_hot, initializers")
+                      description="plugax.nn: activations, softmax, one_hot, attention")
+
+
+@hookimpl
+def plugax_frontend() -> dict[str, dict[str, Callable]]:
+    names = {name: getattr(activations, name) for name in activations.__all__}
+    names.update({name: getattr(normalize, name) for name in normalize.__all__})
+    return {"nn": names}
