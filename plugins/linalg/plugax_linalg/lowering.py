@@ -113,27 +113,38 @@ def _swap_step(i: Any, pivots: Any, perm: Any) -> Any:
 
 
 def _permutation_loop(ctx, pivots: Any, piv_aval: ShapedArray, m: int) -> Any:
-    """permutation_from_pivots as a stablehlo.while over the k swaps (an unrolled loop
-    takes XLA seconds to compile at k = 256)."""
+    """permutation_from_pivots as one stablehlo.while over the batch's B * k swaps, each
+    O(1) with dynamic slices of the flattened arrays (as JAX's lowering does): an
+    unrolled loop takes XLA seconds to compile at k = 256, and masks cost O(m) a swap."""
     hlo, ir = ctx.hlo, ctx.ir
     *batch, k = piv_aval.shape
-    perm_aval = ShapedArray((*batch, m), np.int32)
-    index = ShapedArray((), np.int32)
-    (perm0,) = _apply(ctx, lambda p: [p[..., :1].astype(np.int32) * 0
-                                      + np.arange(m, dtype=np.int32)], [pivots], [piv_aval])
-    types = [ctx.ir_type(a) for a in (index, piv_aval, perm_aval)]
-    loop = hlo.WhileOp(types, [ctx.constant(0, np.int32), pivots, perm0])
+    nb = int(np.prod(batch, dtype=np.int64))
+    i32 = lambda shape: ctx.ir_type(ShapedArray(shape, np.int32))  # noqa: E731
+    const = lambda v: ctx.constant(v, np.int32)  # noqa: E731
+    perm0 = ctx.constant(np.tile(np.arange(m, dtype=np.int32), nb))
+    if nb * k == 0:     # nothing to swap (and a slice of an empty array is invalid)
+        return hlo.reshape(i32((*batch, m)), perm0)
+    flat_piv = hlo.reshape(i32((nb * k,)), pivots)
+    types = [i32(()), i32((nb * k,)), i32((nb * m,))]
+    loop = hlo.WhileOp(types, [const(0), flat_piv, perm0])
     before = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(before):
-        i = before.arguments[0]
-        hlo.return_([hlo.compare(i, ctx.constant(k, np.int32),
+        hlo.return_([hlo.compare(before.arguments[0], const(nb * k),
                                  hlo.ComparisonDirectionAttr.get("LT"),
                                  compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))])
     body = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body):
-        hlo.return_(_apply(ctx, lambda i, p, q: [i + 1, p, _swap_step(i, p, q)],
-                           list(body.arguments), [index, piv_aval, perm_aval]))
-    return loop.results[2]
+        t, piv, perm = body.arguments
+        b = hlo.divide(t, const(k))
+        base = hlo.multiply(b, const(m))
+        i = hlo.add(base, hlo.subtract(t, hlo.multiply(b, const(k))))
+        p = hlo.add(base, hlo.reshape(i32(()), hlo.dynamic_slice(piv, [t], [1])))
+        value_i = hlo.dynamic_slice(perm, [i], [1])
+        value_p = hlo.dynamic_slice(perm, [p], [1])
+        perm = hlo.dynamic_update_slice(perm, value_p, [i])
+        perm = hlo.dynamic_update_slice(perm, value_i, [p])
+        hlo.return_([hlo.add(t, const(1)), piv, perm])
+    return hlo.reshape(i32((*batch, m)), loop.results[2])
 
 
 def _lu_lowering(ctx, x):

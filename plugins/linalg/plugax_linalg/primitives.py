@@ -114,7 +114,7 @@ def _cholesky_impl(ctx, x: np.ndarray) -> np.ndarray:
     try:
         return np.linalg.cholesky(x)
     except np.linalg.LinAlgError:
-        flat = x.reshape(-1, *x.shape[-2:])
+        flat = x.reshape(int(np.prod(x.shape[:-2], dtype=np.int64)), *x.shape[-2:])
         out = np.empty_like(flat)
         for i, m in enumerate(flat):
             try:
@@ -161,8 +161,8 @@ def _lu_impl(ctx, x: np.ndarray) -> list[np.ndarray]:
     step per column. A zero pivot leaves its column unscaled, as getrf does."""
     *batch, m, n = x.shape
     k = min(m, n)
-    a = np.array(x.reshape(-1, m, n), copy=True)
-    nb = a.shape[0]
+    nb = int(np.prod(batch, dtype=np.int64))
+    a = np.array(x.reshape(nb, m, n), copy=True)
     rows = np.arange(nb)
     pivots = np.zeros((nb, k), np.int32)
     perm = np.tile(np.arange(m, dtype=np.int32), (nb, 1))
