@@ -1,0 +1,66 @@
+"""How much of JAX's public API plugax has, namespace by namespace.
+
+`data/jax_public_names.json` lists JAX 0.10.2's public names (recorded once with
+JAX installed; this test does not need JAX). The test reports the coverage of
+each namespace and fails if any namespace falls below its floor: the floors
+only ever go up, as breadth lands (issue 16's goal is 90% in numpy, lax, nn,
+random, scipy.special, scipy.stats, tree and tree_util).
+
+Run `python tests/integration/test_jax_names.py [namespace]` for the table and
+the missing names.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import pathlib
+import sys
+
+import pytest
+
+DATA = json.loads((pathlib.Path(__file__).parent / "data" / "jax_public_names.json").read_text())
+NAMESPACES: dict[str, list[str]] = DATA["namespaces"]
+
+# namespace -> the least coverage (fraction) allowed; raise a floor when names land
+FLOORS = {
+    "plugax": 0.22, "plugax.lax": 0.54, "plugax.numpy": 0.33, "plugax.nn": 0.90,
+    "plugax.tree": 1.0, "plugax.tree_util": 0.94, "plugax.numpy.linalg": 0.45,
+    "plugax.scipy.linalg": 0.27, "plugax.nn.initializers": 0.0, "plugax.random": 0.0,
+    "plugax.scipy.special": 0.13, "plugax.scipy.stats": 0.0, "plugax.numpy.fft": 0.0,
+}
+
+
+def present(namespace: str) -> tuple[list[str], list[str]]:
+    """(names plugax has, names it lacks) of one namespace."""
+    try:
+        module = importlib.import_module(namespace)
+    except ImportError:
+        return [], list(NAMESPACES[namespace])
+    have = [n for n in NAMESPACES[namespace] if hasattr(module, n)]
+    return have, [n for n in NAMESPACES[namespace] if n not in have]
+
+
+def coverage_table() -> list[tuple[str, int, int]]:
+    return [(ns, len(present(ns)[0]), len(names)) for ns, names in sorted(NAMESPACES.items())]
+
+
+@pytest.mark.parametrize("namespace", sorted(NAMESPACES))
+def test_coverage_of_jax_public_names_does_not_fall(namespace):
+    have, missing = present(namespace)
+    share = len(have) / len(NAMESPACES[namespace])
+    assert share >= FLOORS[namespace], (
+        f"{namespace}: {len(have)}/{len(NAMESPACES[namespace])} of JAX's names "
+        f"({share:.0%}) is below the floor {FLOORS[namespace]:.0%}; missing: "
+        f"{', '.join(missing[:40])}")
+
+
+def test_every_namespace_has_a_floor():
+    assert set(FLOORS) == set(NAMESPACES)
+
+
+if __name__ == "__main__":
+    import plugax  # noqa: F401  (loads the plugins that fill the namespaces)
+    for ns, have, total in coverage_table():
+        print(f"{ns:<24} {have:>4}/{total:<4} {have / total:6.1%}")
+    for ns in sys.argv[1:]:
+        print(f"\nmissing in {ns}:", " ".join(present(ns)[1]))
