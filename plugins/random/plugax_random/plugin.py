@@ -1,7 +1,13 @@
-"""Hook implementations of the random family (work in progress: issue 16)."""
+"""Hook implementations of the random family (issue 16).
+
+One primitive, `threefry2x32` (`threefry`), and the `plugax.random` namespace built
+on it with other families' front ends (`keys`, `samplers`, ...).
+"""
 from __future__ import annotations
 
 from plugax.extend import PluginInfo, hookimpl
+
+from . import api, threefry
 
 
 @hookimpl
@@ -12,4 +18,9 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return []
+    return list(threefry.RULES)
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"random": dict(api.RANDOM)}
