@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import gather_scatter, getitem, indexing, numpy_api, scatter, slicing, structural
+from . import (gather_scatter, getitem, index_frontends, indexing, numpy_api, scatter, slicing,
+               structural)
 
 
 @hookimpl
@@ -31,8 +32,10 @@ def plugax_primitive_rules() -> list:
 @hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
     return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX, **gather_scatter.LAX,
-                    **scatter.LAX},
-            "numpy": dict(numpy_api.FUNCTIONS)}
+                    **scatter.LAX, **index_frontends.LAX},
+            "numpy": {**numpy_api.FUNCTIONS, **index_frontends.NUMPY},
+            # jax.ops: the segment reductions (the namespace is created on first use)
+            "ops": dict(index_frontends.OPS)}
 
 
 def _shape_args(args: tuple) -> Any:
