@@ -7,7 +7,7 @@ are written with the front ends, so partial evaluation splits them like any user
 code. References: cholesky (Murray, arXiv:1602.07527), lu (de Hoog, Anderssen and
 Lukas), qr (j-towns.github.io/papers/qr-derivative.pdf), eigh and svd (the
 classic perturbation formulas, with JAX's guards against equal eigenvalues).
-These rules are for real matrices; complex inputs raise NotImplementedError.
+These rules are for real matrices (the primitives take float32 and float64 only).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import Zero, get_aval, instantiate, is_undefined_primal
+from plugax.extend import Zero, get_aval, is_undefined_primal
 
 from .primitives import cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
@@ -130,7 +130,6 @@ def _triangular_solve_transpose(ctx, ct, a, b, *, left_side, lower, transpose_a,
 def permutation_matrix(perm: Any, dtype: Any) -> Any:
     """P with P[..., i, j] = (perm[..., i] == j), so that P @ x = x[..., perm, :]:
     a row gather written as a comparison and a matmul, exact and differentiable in x."""
-    jnp = _np()
     m = get_aval(perm).shape[-1]
     return (perm[..., :, None] == np.arange(m, dtype=np.int32)).astype(dtype)
 
@@ -215,7 +214,6 @@ def _svd_jvp(ctx, primals, tangents, *, full_matrices, compute_uv, subset_by_ind
     ds = diag_part(ds_mat)
     if not compute_uv:
         return [s], [ds]
-    jnp = _np()
     k = get_aval(s).shape[-1]
     dtype = get_aval(a).dtype
     s_row = s[..., None, :]
@@ -236,11 +234,9 @@ def _svd_jvp(ctx, primals, tangents, *, full_matrices, compute_uv, subset_by_ind
     if n > m:
         dahu = mm(mT(da), u)
         dv = dv + (dahu - mm(v, mm(vt, dahu))) / s_row
-    del jnp
     return [s, u, vt], [ds, du, mT(dv)]
 
 
 JVP = {cholesky_p: _cholesky_jvp, triangular_solve_p: _triangular_solve_jvp, lu_p: _lu_jvp,
        qr_p: _qr_jvp, eigh_p: _eigh_jvp, svd_p: _svd_jvp}
 TRANSPOSE = {triangular_solve_p: _triangular_solve_transpose}
-_unused = instantiate

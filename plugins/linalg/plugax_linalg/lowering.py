@@ -77,8 +77,6 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
                                unit_diagonal):
     _cpu_only(ctx, "triangular_solve")
     a_aval, b_aval = ctx.avals_in
-    if conjugate_a and not transpose_a and np.iscomplexobj(np.zeros((), a_aval.dtype)):
-        a = _apply(ctx, lambda t: [t.conj()], [a], [a_aval])[0]
     trans = "C" if (transpose_a and conjugate_a) else "T" if transpose_a else "N"
     (out,) = _call(ctx, "trsm_ffi", a_aval.dtype, [a, b], [a_aval, b_aval], [True, True],
                    [b_aval], [True], {1: 0}, side="L" if left_side else "R",
@@ -189,8 +187,7 @@ def _eigh_lowering(ctx, x, *, lower=True, sort_eigenvalues=True, subset_by_index
     (aval,) = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     info = _info(aval.shape[:-2])
-    v, w, i = _call(ctx, "syevd_ffi" if not np.iscomplexobj(np.zeros((), aval.dtype))
-                    else "heevd_ffi", aval.dtype, [x], [aval], [True], [v_aval, w_aval, info],
+    v, w, i = _call(ctx, "syevd_ffi", aval.dtype, [x], [aval], [True], [v_aval, w_aval, info],
                     [True, False, False], {0: 0}, mode="V", uplo="L" if lower else "U")
     return _apply(ctx, lambda v, w, i: _nan_unless(i == 0, v, w), [v, w, i],
                   [v_aval, w_aval, info])

@@ -9,7 +9,7 @@ traces (and jits) with no data-dependent control flow.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -82,11 +82,9 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False,
     lu_, _, perm = _lu(a)
     *batch, m, n = get_aval(a).shape
     k = min(m, n)
-    jnp = _jnp()
     l = tril(lu_[..., :, :k], -1) + np.eye(m, k, dtype=a.dtype)
     u = triu(lu_[..., :k, :])
     p = mT(permutation_matrix(perm, a.dtype))
-    del jnp
     return (mm(p, l), u) if permute_l else (p, l, u)
 
 

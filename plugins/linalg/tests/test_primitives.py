@@ -12,10 +12,10 @@ from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.lax.linalg as L
-from plugax.extend import ShapeError
+from plugax.extend import ShapeError, ShapedArray
 from plugax.testing import check_primitive, x64
-from plugax_linalg.primitives import (cholesky_p, eigh_p, lu_p, qr_p, svd_p,
-                                      triangular_solve_p)
+from plugax_linalg.primitives import (_lu_abstract_eval, cholesky_p, eigh_p, lu_p, qr_p,
+                                      svd_p, triangular_solve_p)
 
 RNG = np.random.default_rng(0)
 
@@ -188,14 +188,17 @@ def test_not_positive_definite_gives_nans_eagerly_and_under_jit():
 
 
 def test_errors_name_the_primitive_and_operands():
-    with pytest.raises(ShapeError, match=r"primitive 'cholesky' takes square matrices, got f32\[3,2\]"):
+    with pytest.raises(ShapeError,
+                       match=r"primitive 'cholesky' takes square matrices, got f32\[3,2\]"):
         L.cholesky(np.ones((3, 2), np.float32))
     with pytest.raises(ShapeError, match="primitive 'lu' takes a matrix"):
         lu_p.bind(plugax.numpy.ones(3))
-    with pytest.raises(TypeError, match="primitive 'svd' takes float32"):
+    with pytest.raises(TypeError, match="primitive 'svd' takes float32 or float64 matrices"):
         svd_p.bind(plugax.numpy.ones((2, 2), np.int32), full_matrices=False, compute_uv=False)
     with pytest.raises(ShapeError, match="triangular_solve"):
         L.triangular_solve(np.eye(3), np.ones((4, 2)), left_side=True)
+    with pytest.raises(TypeError, match="complex ones are not supported"):
+        _lu_abstract_eval(None, ShapedArray((2, 2), np.complex64))
     assert cholesky_p.name == "cholesky" and qr_p.multiple_results and eigh_p.multiple_results
 
 
