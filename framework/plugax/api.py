@@ -91,8 +91,11 @@ def _check_tangents(primals: list, tangents: list) -> None:
         if t_aval.shape != p_aval.shape:
             raise ValueError(f"jvp: primal and tangent shapes must match; got primal "
                              f"{p_aval.str_short()} and tangent {t_aval.str_short()}")
-        if t_aval.dtype != expected.dtype and not (t_aval.weak_type and
-                                                   ad_util.is_differentiable(expected.dtype)):
+        # a weakly typed Python float may stand for a float tangent; a Python int may
+        # not (the tangent would come out an integer, as JAX refuses)
+        if t_aval.dtype != expected.dtype and not (
+                t_aval.weak_type and ad_util.is_differentiable(expected.dtype)
+                and ad_util.is_differentiable(t_aval.dtype)):
             raise TypeError(f"jvp: the tangent of a {p_aval.str_short()} primal must have "
                             f"dtype {expected.dtype.name}, got {t_aval.dtype.name}")
 
@@ -197,6 +200,11 @@ def _axis_size(args: list, dims: list, axis_size: int | None) -> int:
 
 def argnums_partial(f: Callable, argnums: tuple[int, ...], args: tuple) -> tuple[Callable, tuple]:
     """`f` as a function of only the arguments at `argnums` (the others fixed)."""
+    in_range = [i % len(args) for i in argnums if -len(args) <= i < len(args)]
+    if len(set(in_range)) < len(in_range):
+        # the gradient of a repeated argument came out as 0 for all but one copy
+        raise TypeError(f"argnums={argnums} names an argument more than once; each "
+                        f"argument can be differentiated once")
     for i in argnums:
         if i >= len(args):   # the caller passed too few arguments (JAX: TypeError)
             raise TypeError(f"differentiating with respect to argnums={i} requires at least "

@@ -96,7 +96,20 @@ def promoted_type(fn_name: str, avals: Sequence[Any],
                          f"choose one of {_CATEGORIES}")
     types = tuple((a.dtype, a.weak_type) if type(a) is ShapedArray
                   else _operand_type(fn_name, i, a)[:2] for i, a in enumerate(avals))
+    for t, _ in types:
+        if t == dtypes.float0:
+            raise TypeError(_float0_message(fn_name))
     return _result_type(types, category, config.enable_x64)
+
+
+def _float0_message(fn_name: str) -> str:
+    """float0 is the tangent type of integers: it has no values to compute with, and
+    NumPy would fail on its void storage with an error naming nothing (or, under jit,
+    a KeyError of the dtype)."""
+    return (f"Called {fn_name} with a float0 array. float0s do not support any "
+            f"operations by design: they are the (zero) gradients of integer or boolean "
+            f"inputs, e.g. from grad(f, allow_int=True). Use np.zeros(x.shape, "
+            f"np.float32) for a regular zeros array.")
 
 
 def _convert(fn_name: str, x: Any, dtype: np.dtype, weak: bool) -> Any:

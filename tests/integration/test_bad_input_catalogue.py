@@ -183,3 +183,7 @@ def test_the_neighbours_of_refused_calls_still_work():
     assert float(plugax.grad(lambda a, b: a * b, argnums=-1)(2.0, 3.0)) == 2.0
     with pytest.raises(TypeError, match="grad expects a callable"):
         plugax.grad(3)
+    assert plugax.jvp(lambda a: a * 2, (1.0,), (1.0,))[1] == 2.0   # a Python float tangent
+    assert plugax.grad(lambda a, b: a * b, argnums=(0, 1))(2.0, 3.0) == (3.0, 2.0)
+    assert pnp.asarray(np.ones(2, np.complex64)).dtype == np.complex64   # arrays may hold it
+    assert pnp.asarray(np.float32(2.7)).astype(np.int32) == 2

@@ -42,11 +42,18 @@ def convert_value(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     return np.where(np.isnan(x), 0, out).astype(new_dtype)
 
 
-def _abstract_eval(ctx, x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
-    if np.dtype(new_dtype) not in dtypes.supported_dtypes:
+_SUPPORTED = frozenset(dtypes.supported_dtypes)
+
+
+def _check_target(x: ShapedArray, new_dtype: Any) -> None:
+    if np.dtype(new_dtype) not in _SUPPORTED:
         raise ShapeError(f"primitive 'convert_element_type' cannot convert to dtype "
                          f"{new_dtype}; got ({x.str_short()}); choose one of "
                          f"{', '.join(d.name for d in dtypes.supported_dtypes)}")
+
+
+def _abstract_eval(ctx, x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
+    _check_target(x, new_dtype)
     return ShapedArray(x.shape, new_dtype, weak_type)
 
 
@@ -88,6 +95,9 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
         if type(operand) is Array and value.dtype == new_dtype and \
                 operand.weak_type == weak_type:
             return operand
+        if new_dtype not in _SUPPORTED and value.dtype != new_dtype:
+            # refused eagerly as under jit (x.astype(complex64) ran eagerly only)
+            _check_target(get_aval(operand), new_dtype)
         return Array(convert_value(value, new_dtype), weak_type)
     aval = get_aval(operand)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
