@@ -3,9 +3,10 @@
 The computation is traced once per (function, dtype) to a ClosedJaxpr on two
 scalars, the primitive's `jaxpr` param. The impl folds it over the window's
 taps, applied to whole arrays at once (a body made of elementwise primitives
-maps arrays as it maps scalars); the lowering puts it in the region of a
-`stablehlo.reduce_window`, whose padding and holes hold the init value, as
-XLA defines. Transformations: vmap (a size-1 window along the mapped axis)
+maps arrays as it maps scalars), skipping the padding and dilation holes as
+XLA does (each window is init folded with its in-bounds elements only: JAX
+gives [[4, 5, 5, 4]] for a 3-wide add window with init 2 over ones padded by
+1); the lowering puts the body in the region of a `stablehlo.reduce_window`. Transformations: vmap (a size-1 window along the mapped axis)
 and jit; no jvp (an arbitrary body has no derivative rule here; JAX
 differentiates only the monoid cases too, which window_api routes to the fast
 primitives).
@@ -64,10 +65,12 @@ def _impl(ctx, x, init, *, jaxpr, **params):
     out_shape = window_shape("reduce_window", get_aval(x), **params)
     init = np.asarray(init)
     win = window_view(np.asarray(x), init, out_shape=out_shape, **params)
+    inside = window_view(np.ones(x.shape, bool), False, out_shape=out_shape, **params)
     out = np.full(out_shape, init, x.dtype)
     for tap in itertools.product(*map(range, params["window_dimensions"])):
-        (out,) = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, out, win[(Ellipsis,) + tap])
-        out = np.asarray(out)
+        at = (Ellipsis,) + tap
+        (new,) = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, out, win[at])
+        out = np.where(inside[at], np.asarray(new), out)   # padding and holes are skipped
     return out
 
 

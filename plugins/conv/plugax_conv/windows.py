@@ -183,9 +183,9 @@ def _chosen(operand: np.ndarray, select: str, params: dict, out_shape: tuple) ->
     win = window_view(operand, init, out_shape=out_shape, **params)
     grid = window_view(np.arange(operand.size).reshape(operand.shape), -1,
                        out_shape=out_shape, **params)
-    flat_win = win.reshape(out_shape + (-1,))
-    pick = (np.argmax if select == "max" else np.argmin)(flat_win, axis=-1)
-    idx = np.take_along_axis(grid.reshape(out_shape + (-1,)), pick[..., None], -1)[..., 0]
+    taps = (int(np.prod(params["window_dimensions"])),)
+    pick = (np.argmax if select == "max" else np.argmin)(win.reshape(out_shape + taps), axis=-1)
+    idx = np.take_along_axis(grid.reshape(out_shape + taps), pick[..., None], -1)[..., 0]
     return pick, idx
 
 
@@ -198,9 +198,12 @@ def _gather_abstract_eval(ctx, t: ShapedArray, x: ShapedArray, *, select_prim, *
 
 def _gather_impl(ctx, t, x, *, select_prim, **params):
     out_shape = window_shape("select_and_gather_add", get_aval(x), **params)
+    taps = (int(np.prod(params["window_dimensions"])),)
+    if 0 in out_shape or 0 in taps:
+        return np.zeros(out_shape, t.dtype)
     pick, _ = _chosen(np.asarray(x), select_prim, params, out_shape)
     tw = window_view(np.asarray(t), np.zeros((), t.dtype), out_shape=out_shape, **params)
-    return np.take_along_axis(tw.reshape(out_shape + (-1,)), pick[..., None], -1)[..., 0]
+    return np.take_along_axis(tw.reshape(out_shape + taps), pick[..., None], -1)[..., 0]
 
 
 def _gather_transpose(ctx, ct, t, x, *, select_prim, window_dimensions, window_strides,
@@ -228,6 +231,8 @@ def _scatter_abstract_eval(ctx, s: ShapedArray, x: ShapedArray, *, select_prim,
 
 def _scatter_impl(ctx, s, x, *, select_prim, window_dimensions, window_strides, padding):
     params = _params(window_dimensions, window_strides, padding, (1,) * x.ndim, (1,) * x.ndim)
+    if s.size == 0 or 0 in window_dimensions:
+        return np.zeros(x.shape, s.dtype)
     _, idx = _chosen(np.asarray(x), select_prim, params, tuple(s.shape))
     out = np.zeros(x.size, s.dtype)
     keep = idx >= 0                                   # padding is never scattered into
