@@ -1,7 +1,7 @@
 """The bad-input catalogue (issue 14, part 1): bad input gets an error, never a silent
 answer, and eager, jit, vmap and grad agree on it.
 
-The cases come from tables in `bad_input_cases.py` (each unary/binary function x bad
+The cases come from tables in `bad_input_cases.py` and `bad_input_transforms.py` (each unary/binary function x bad
 operands, each reduction x bad axes, each transformation x bad arguments, control-flow
 and pytree mismatches, non-numeric values, complex where real is required). Each case
 asserts the exception class (JAX's: TypeError for dtypes, ValueError for axes and
@@ -25,7 +25,8 @@ import plugax.numpy as pnp
 from plugax.core import trace
 
 sys.path.insert(0, str(Path(__file__).parent))   # the case tables, a plain module beside us
-from bad_input_cases import Case, make_cases, make_defined, run_mode  # noqa: E402
+from bad_input_cases import Case, make_cases, run_mode  # noqa: E402
+from bad_input_transforms import make_defined  # noqa: E402
 
 CASES = make_cases(plugax, pnp, lax)
 BY_NAME = {c.name: c for c in CASES}
