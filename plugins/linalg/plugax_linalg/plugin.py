@@ -30,3 +30,9 @@ def plugax_primitive_rules() -> list:
 def plugax_frontend() -> dict:
     return {"lax.linalg": dict(lax_api.LAX_LINALG), "numpy.linalg": dict(numpy_api.NUMPY_LINALG),
             "scipy.linalg": dict(scipy_api.SCIPY_LINALG)}
+
+
+@hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()
