@@ -22,6 +22,11 @@ from .jaxpr import ClosedJaxpr, Jaxpr, typecheck_jaxpr, eval_jaxpr
 from .api import jvp, vmap, make_jaxpr, block_until_ready
 from .autodiff import linearize, vjp, grad, value_and_grad, linear_transpose
 from .jacobians import jacfwd, jacrev, hessian
+from .jacobians import jacrev as jacobian
+from .shapes import ShapeDtypeStruct, eval_shape, typeof
+from .checkpoint import checkpoint, remat, checkpoint_policies
+from .debugging import disable_jit, named_call, named_scope
+from .dtypes import float0
 from .custom_derivatives import custom_jvp, custom_vjp, kernel_plugin
 from .interpreters.builtin import transformations_plugin
 from .structural import structural_plugin
@@ -36,7 +41,9 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "jvp", "vmap", "jacfwd", "make_jaxpr", "linearize", "vjp", "grad", "value_and_grad",
            "jacrev", "hessian", "linear_transpose", "block_until_ready", "custom_jvp",
            "custom_vjp", "registry", "plugin_api_version",
-           "tree_util", "tree", "numpy", "lax", "dtypes", "test_util"]
+           "tree_util", "tree", "numpy", "lax", "dtypes", "test_util", "jacobian",
+           "ShapeDtypeStruct", "eval_shape", "typeof", "checkpoint", "remat",
+           "checkpoint_policies", "disable_jit", "named_call", "named_scope", "float0"]
 
 registry.add_builtin(transformations_plugin, "transformations")
 registry.add_builtin(structural_plugin, "structural")

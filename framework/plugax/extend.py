@@ -48,6 +48,8 @@ from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_module
 from .lowering import custom_call  # noqa: F401  (jaxlib's kernels: LAPACK custom calls)
 from .api import flatten_fun
+from .shapes import ShapeDtypeStruct, leaf_aval
+from .debugging import jit_disabled
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
 from .loader.namespaces import overrides_name
@@ -92,6 +94,7 @@ __all__ = [
     "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
+    "ShapeDtypeStruct", "leaf_aval", "jit_disabled",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
     "override", "OverrideError", "active_overrides",
     "all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",

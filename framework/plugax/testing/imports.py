@@ -38,7 +38,9 @@ MODULES = {"plugax.extend", "plugax.lax", "plugax.numpy", "plugax.tree_util", "p
 USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr", "linearize",
             "linear_transpose", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp",
             "block_until_ready", "Array", "extend", "lax", "numpy", "tree_util", "tree",
-            "test_util", "scipy",
+            "test_util", "scipy", "jacobian", "ShapeDtypeStruct", "eval_shape", "typeof",
+            "checkpoint", "remat", "checkpoint_policies", "disable_jit", "named_call",
+            "named_scope", "float0", "device_put", "device_get", "devices",
             "experimental"}
 TEST_ONLY = "plugax.testing"
 

@@ -15,7 +15,8 @@ import numpy as np
 from plugax import tree_util as tu
 from plugax.extend import Array, Tracer, get_aval, runtime
 
-__all__ = ["device_put", "device_get", "devices", "local_devices", "default_backend"]
+__all__ = ["device_put", "device_get", "devices", "local_devices", "default_backend",
+           "device_count", "local_device_count", "process_count", "process_index"]
 
 
 def _put(leaf: Any) -> Any:
@@ -62,3 +63,19 @@ def default_backend() -> str:
     """The platform jit compiles for: "cpu", or "gpu" with a GPU plugin."""
     platform = runtime().backend().platform
     return "gpu" if platform in ("cuda", "rocm") else platform
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend: str | None = None) -> int:
+    return len(local_devices(backend=backend))
+
+
+def process_count(backend: str | None = None) -> int:
+    return 1
+
+
+def process_index(backend: str | None = None) -> int:
+    return 0

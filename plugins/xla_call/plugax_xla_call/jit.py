@@ -26,50 +26,16 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 import plugax.tree_util as tu
-from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapedArray, Tracer, active_overrides,
-                           canonicalize_dtype, config as _config, current_trace, eval_trace,
-                           flatten_fun, get_aval, registry_version, signature_of, trace_state,
-                           trace_to_jaxpr)
+from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapeDtypeStruct, Tracer,
+                           active_overrides, config as _config, current_trace, eval_trace,
+                           flatten_fun, jit_disabled, leaf_aval, registry_version, signature_of,
+                           trace_state, trace_to_jaxpr)
 
 from .primitive import executable_for, pjit_p
 
 __all__ = ["jit", "JitFunction", "ShapeDtypeStruct"]
-
-
-class ShapeDtypeStruct:
-    """A stand-in argument for `lower`: only its shape and dtype matter."""
-
-    __slots__ = ("shape", "dtype", "weak_type")
-
-    def __init__(self, shape: Sequence[int], dtype: Any, weak_type: bool = False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-
-    @property
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, canonicalize_dtype(self.dtype), self.weak_type)
-
-    def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
-
-    def __eq__(self, other: object) -> bool:
-        return (type(other) is ShapeDtypeStruct and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
-def leaf_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
-    if isinstance(x, ShapeDtypeStruct):
-        return x.aval
-    return get_aval(x)
 
 
 def _call_key(args: tuple) -> tuple[Any, tuple | None]:
@@ -222,6 +188,8 @@ class JitFunction:
         return call
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
+        if jit_disabled():
+            return self.fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         if current_trace() is eval_trace and not entry.const_tracers:
             return entry.call(leaves)

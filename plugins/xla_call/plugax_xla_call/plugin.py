@@ -19,6 +19,6 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"plugax": {"jit": jit.jit, "ShapeDtypeStruct": jit.ShapeDtypeStruct,
+    return {"plugax": {"jit": jit.jit,
                        "deserialize_compiled": aot.deserialize_compiled,
                        **{name: getattr(devices, name) for name in devices.__all__}}}
