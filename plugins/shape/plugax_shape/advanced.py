@@ -25,7 +25,7 @@ from plugax.extend import (Array, ConcretizationTypeError, Tracer, bind, broadca
 
 from ._common import normalized_indices, zeros
 from .gather_scatter import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
-                             gather_p, scatter_add_p, scatter_max_p, scatter_min_p,
+                             fill_param, gather_p, scatter_add_p, scatter_max_p, scatter_min_p,
                              scatter_mul_p, scatter_p)
 
 
@@ -210,7 +210,7 @@ def gather_index(x: Any, entries: list, mode: GatherScatterMode, fill_value: Any
     out = bind(gather_p, x, lay.indices, dimension_numbers=lay.dnums,
                slice_sizes=lay.slice_sizes, indices_are_sorted=bool(indices_are_sorted),
                unique_indices=bool(unique_indices), mode=mode,
-               fill_value=None if fill_value is None else np.asarray(fill_value).item())
+               fill_value=fill_param(fill_value))
     return out if lay.gathered_shape == lay.final_shape else reshape(out, lay.final_shape)
 
 

@@ -264,13 +264,16 @@ def _gather_vmap(ctx, args, dims, *, dimension_numbers, slice_sizes, **params):
                 **params), 0
 
 
-def _fill_param(fill_value: Any) -> Any:
+def fill_param(fill_value: Any) -> Any:
+    """A gather's `fill_value` param: a Python scalar, or None for the default."""
     if fill_value is None:
         return None
     value = np.asarray(fill_value)
     if value.ndim:
         raise ValueError("fill_value of a gather must be a scalar")
-    return value.item()
+    value = value.item()
+    # NaN is the default for floats; as None it also keeps params comparable (NaN != NaN)
+    return None if isinstance(value, float) and value != value else value
 
 
 def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionNumbers,
@@ -281,7 +284,7 @@ def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionN
                 dimension_numbers=gather_dnums(dimension_numbers),
                 slice_sizes=_tup(slice_sizes), indices_are_sorted=bool(indices_are_sorted),
                 unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
-                fill_value=_fill_param(fill_value))
+                fill_value=fill_param(fill_value))
 
 
 RULES = [
