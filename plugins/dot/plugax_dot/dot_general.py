@@ -20,6 +20,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, all_weak
                            moveaxis, promote_types)
 
 from .lowering import dot_general_lowering
+from .precision import canonicalize_precision
 
 __all__ = ["dot_general_p", "DotDimensionNumbers", "dot_general", "RULES", "LAX"]
 
@@ -83,7 +84,7 @@ _checked_shapes: dict = {}   # (lhs shape, rhs shape, dims) -> output shape, che
 
 
 def _abstract_eval(ctx, lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers,
-                   preferred_element_type=None) -> ShapedArray:
+                   precision=None, preferred_element_type=None) -> ShapedArray:
     """Checks and output shape are pure Python work per (shapes, dims), not per value:
     under grad every step re-traces the same products, so each is done once."""
     key = (lhs.shape, rhs.shape, dimension_numbers)
@@ -104,11 +105,12 @@ def _out_shape(lhs: tuple, rhs: tuple, dims: DotDimensionNumbers) -> tuple:
 
 
 # --- evaluation ------------------------------------------------------------------------
-def _impl(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+def _impl(ctx, lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None):
     """np.dot for plain matrix/vector products, tensordot for other batch-free forms, and
     one batched matmul of (B, M, K) @ (B, K, N) when there are batch dims.
 
-    Narrow floats are computed in float32 (NumPy has no fast bf16/f16 matmul).
+    Narrow floats are computed in float32 (NumPy has no fast bf16/f16 matmul). `precision`
+    is a compiler hint: NumPy already computes every product at full precision.
     """
     (lc, rc), (lb, rb) = dimension_numbers
     out_dtype = preferred_element_type if preferred_element_type is not None \
@@ -145,7 +147,7 @@ _jvp = defjvp(dot_general_p,
 
 
 def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, theirs: tuple,
-                       own_free_first: bool) -> Any:
+                       own_free_first: bool, precision: Any = None) -> Any:
     """Cotangent of one operand: contract `ct` with the other operand over the other
     operand's free dims (pairing batch dims), then permute into this operand's order.
 
@@ -157,8 +159,9 @@ def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, their
     dims, perm, other_first = _transpose_plan(aval.ndim, get_aval(other).ndim, own, theirs,
                                               own_free_first)
     operands = (other, ct) if other_first else (ct, other)
+    params = {"precision": precision} if precision is not None else {}
     out = dot_general_p.bind(*operands, dimension_numbers=dims,
-                             preferred_element_type=aval.dtype)
+                             preferred_element_type=aval.dtype, **params)
     return lax.transpose(out, perm) if perm is not None else out
 
 
@@ -200,14 +203,15 @@ def _transpose_plan(own_ndim: int, their_ndim: int, own: tuple, theirs: tuple,
     return dims, tuple(sorted(range(len(out_as_own)), key=out_as_own.__getitem__)), False
 
 
-def _transpose(ctx, ct, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+def _transpose(ctx, ct, lhs, rhs, *, dimension_numbers, precision=None,
+               preferred_element_type=None):
     (lc, rc), (lb, rb) = dimension_numbers
     if is_undefined_primal(lhs) and is_undefined_primal(rhs):
         raise ShapeError("primitive 'dot_general' is linear in each operand separately; "
                          "transpose was asked to solve for both")
     if is_undefined_primal(lhs):
-        return [_transpose_operand(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True), None]
-    return [None, _transpose_operand(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False)]
+        return [_transpose_operand(ct, rhs, lhs.aval, (lc, lb), (rc, rb), True, precision), None]
+    return [None, _transpose_operand(ct, lhs, rhs.aval, (rc, rb), (lc, lb), False, precision)]
 
 
 # --- batching ---------------------------------------------------------------------------
@@ -239,16 +243,20 @@ RULES = [RuleSet(primitive=dot_general_p, impl=_impl, abstract_eval=_abstract_ev
                  lowering={"default": dot_general_lowering})]
 
 
-def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any,
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: Any, precision: Any = None,
                 preferred_element_type: Any = None) -> Any:
     """lax.dot_general: contract `lhs` and `rhs` over the given dimensions.
 
-    preferred_element_type, when given, is the output dtype (it is left out of
-    the params otherwise, so the jaxpr prints as JAX's does).
+    preferred_element_type, when given, is the output dtype; precision (None, a
+    lax.Precision, a string such as "highest", or a pair) only reaches the compiler
+    (XLA's precision_config), as in JAX. Each is left out of the params when None, so
+    the jaxpr prints as JAX's does.
     """
     if type(dimension_numbers) is not DotDimensionNumbers:
         dimension_numbers = _as_dimension_numbers(dimension_numbers)
     params = {"dimension_numbers": dimension_numbers}
+    if precision is not None:
+        params["precision"] = canonicalize_precision(precision, "dot_general")
     if preferred_element_type is not None:
         params["preferred_element_type"] = canonicalize_dtype(preferred_element_type)
     return bind(dot_general_p, lhs, rhs, **params)
@@ -271,13 +279,14 @@ def _as_dimension_numbers(dims: Any) -> DotDimensionNumbers:
     return found
 
 
-def dot(lhs: Any, rhs: Any, preferred_element_type: Any = None) -> Any:
+def dot(lhs: Any, rhs: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """lax.dot: vector/matrix products contracting lhs's last and rhs's first dimension."""
     lhs_ndim, rhs_ndim = get_aval(lhs).ndim, get_aval(rhs).ndim
     if not 1 <= lhs_ndim <= 2 or not 1 <= rhs_ndim <= 2:
         raise TypeError(f"lax.dot takes operands of rank 1 or 2, got ranks {lhs_ndim} and "
                         f"{rhs_ndim}; use lax.dot_general or plugax.numpy.dot")
-    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (0,)), ((), ())), preferred_element_type)
+    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
 
 
 LAX = {"dot_general": dot_general, "dot": dot}

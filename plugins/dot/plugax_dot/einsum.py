@@ -117,7 +117,8 @@ def _unbroadcast(x: Any, xl: str, y: Any, yl: str) -> tuple[Any, str, Any, str]:
     return x, xl, y, yl
 
 
-def _pair(x: Any, xl: str, y: Any, yl: str, keep: set, dtype: Any) -> tuple[Any, str]:
+def _pair(x: Any, xl: str, y: Any, yl: str, keep: set, dtype: Any,
+          precision: Any = None) -> tuple[Any, str]:
     """One dot_general: shared letters still needed are batch dims, the rest contract."""
     x, xl = _diagonal(x, xl)
     y, yl = _diagonal(y, yl)
@@ -129,14 +130,14 @@ def _pair(x: Any, xl: str, y: Any, yl: str, keep: set, dtype: Any) -> tuple[Any,
     contract = [c for c in shared if c not in keep]
     dims = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
             (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
-    out = dot_general(x, y, dims, dtype)
+    out = dot_general(x, y, dims, precision=precision, preferred_element_type=dtype)
     letters = "".join(batch) + "".join(c for c in xl if c not in shared) \
         + "".join(c for c in yl if c not in shared)
     return out, letters
 
 
-def einsum(subscripts: str, *operands: Any, preferred_element_type: Any = None,
-           optimize: Any = None) -> Any:
+def einsum(subscripts: str, *operands: Any, precision: Any = None,
+           preferred_element_type: Any = None, optimize: Any = None) -> Any:
     """numpy.einsum for any number of operands (contracted pairwise, left to right)."""
     import plugax.lax as lax
     xs = asarrays(*operands)
@@ -146,7 +147,7 @@ def einsum(subscripts: str, *operands: Any, preferred_element_type: Any = None,
     x, letters = xs[0], terms[0]
     for k in range(1, len(xs)):
         later = set(output).union(*terms[k + 1:])
-        x, letters = _pair(x, letters, xs[k], terms[k], later, dtype)
+        x, letters = _pair(x, letters, xs[k], terms[k], later, dtype, precision)
     x, letters = _keep_only(x, letters, set(output))
     perm = tuple(letters.index(c) for c in output)
     return lax.transpose(x, perm) if perm != tuple(range(len(perm))) else x

@@ -40,7 +40,8 @@ def _convert(ctx, x: Any, aval: Any, dtype: np.dtype) -> Any:
     return ctx.hlo.convert(ctx.ir_type(ShapedArray(aval.shape, dtype)), x)
 
 
-def dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, preferred_element_type=None):
+def dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision=None,
+                         preferred_element_type=None):
     from plugax.extend import ShapedArray
     (lc, rc), (lb, rb) = dimension_numbers
     lhs_aval, rhs_aval = ctx.avals_in
@@ -57,7 +58,9 @@ def dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, preferred_element_
         lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
         lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
     acc_aval = ShapedArray(out.shape, acc)
-    result = ctx.hlo.dot_general(ctx.ir_type(acc_aval), lhs, rhs, dims)
+    config = None if precision is None else ctx.ir.ArrayAttr.get(
+        [ctx.hlo.PrecisionAttr.get(str(p)) for p in precision])   # XLA's precision_config
+    result = ctx.hlo.dot_general(ctx.ir_type(acc_aval), lhs, rhs, dims, precision_config=config)
     if acc == out_dtype:
         return result
     if out_dtype.kind == "b":

@@ -39,23 +39,25 @@ def result_dtype(fn_name: str, *operands: Any) -> np.dtype:
 
 
 def _contract(fn_name: str, x: Any, y: Any, x_axes: Sequence[int], y_axes: Sequence[int],
-              preferred: Any = None) -> Any:
+              preferred: Any = None, precision: Any = None) -> Any:
     """dot_general without batch dims: x's free dims, then y's."""
     dtype = preferred if preferred is not None else result_dtype(fn_name, x, y)
-    return dot_general(x, y, ((tuple(x_axes), tuple(y_axes)), ((), ())), dtype)
+    return dot_general(x, y, ((tuple(x_axes), tuple(y_axes)), ((), ())), precision=precision,
+                       preferred_element_type=dtype)
 
 
-def dot(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
+def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """numpy.dot: a scalar scales; otherwise contract a's last axis with b's second-to-last
-    (its only axis if b is a vector)."""
+    (its only axis if b is a vector). precision and preferred_element_type as in lax."""
     x, y = asarrays(a, b)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
     if xn == 0 or yn == 0:
-        return _contract("dot", x, y, (), (), preferred_element_type)
-    return _contract("dot", x, y, (xn - 1,), (max(yn - 2, 0),), preferred_element_type)
+        return _contract("dot", x, y, (), (), preferred_element_type, precision)
+    return _contract("dot", x, y, (xn - 1,), (max(yn - 2, 0),), preferred_element_type,
+                     precision)
 
 
-def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
+def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """numpy.matmul: stacks of matrices with broadcast batch dimensions.
 
     Batch positions (aligned from the right) of equal size become dot_general batch
@@ -72,6 +74,9 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     if len(xs) <= 2 and len(ys) <= 2:   # no batch dims: a plain matrix/vector product
         dtype = preferred_element_type
         dtype = result_dtype("matmul", x, y) if dtype is None else canonicalize_dtype(dtype)
+        if precision is not None:
+            return dot_general(x, y, _PLAIN_MATMUL[len(xs)], precision=precision,
+                               preferred_element_type=dtype)
         return dot_general_p.bind(x, y, dimension_numbers=_PLAIN_MATMUL[len(xs)],
                                   preferred_element_type=dtype)
     xb, yb = list(xs[:-2]), list(ys[:-2])
@@ -104,7 +109,7 @@ def matmul(a: Any, b: Any, *, preferred_element_type: Any = None) -> Any:
     dtype = preferred_element_type
     if dtype is None:
         dtype = result_dtype("matmul", x, y)
-    out = dot_general(x, y, dims, dtype)
+    out = dot_general(x, y, dims, precision=precision, preferred_element_type=dtype)
     labels = batch + [i for i, k in enumerate(kinds) if k == "x"] + ([n] if not x_vec else []) \
         + [i for i, k in enumerate(kinds) if k == "y"] + ([n + 1] if not y_vec else [])
     perm = tuple(sorted(range(len(labels)), key=labels.__getitem__))
@@ -124,16 +129,16 @@ def outer(a: Any, b: Any) -> Any:
     return _contract("outer", *flat, (), ())
 
 
-def inner(a: Any, b: Any) -> Any:
+def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """numpy.inner: contract the last axes of a and b (a scalar scales)."""
     x, y = asarrays(a, b)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
     if xn == 0 or yn == 0:
-        return _contract("inner", x, y, (), ())
-    return _contract("inner", x, y, (xn - 1,), (yn - 1,))
+        return _contract("inner", x, y, (), (), preferred_element_type, precision)
+    return _contract("inner", x, y, (xn - 1,), (yn - 1,), preferred_element_type, precision)
 
 
-def vdot(a: Any, b: Any) -> Any:
+def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """numpy.vdot: the dot product of a and b, both flattened."""
     import plugax.lax as lax
     x, y = asarrays(a, b)
@@ -141,10 +146,11 @@ def vdot(a: Any, b: Any) -> Any:
         raise ValueError(f"vdot: operands must have the same size, got shapes "
                          f"{get_aval(x).shape} and {get_aval(y).shape}")
     flat = [lax.reshape(v, (get_aval(v).size,)) for v in (x, y)]
-    return _contract("vdot", *flat, (0,), (0,))
+    return _contract("vdot", *flat, (0,), (0,), preferred_element_type, precision)
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+def tensordot(a: Any, b: Any, axes: Any = 2, *, precision: Any = None,
+              preferred_element_type: Any = None) -> Any:
     """numpy.tensordot: `axes=n` pairs a's last n axes with b's first n; or two sequences."""
     x, y = asarrays(a, b)
     xn, yn = get_aval(x).ndim, get_aval(y).ndim
@@ -160,7 +166,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
             raise ValueError(f"tensordot: axes {x_axes} and {y_axes} differ in length")
         x_axes = tuple(int(d) % xn for d in x_axes)
         y_axes = tuple(int(d) % yn for d in y_axes)
-    return _contract("tensordot", x, y, x_axes, y_axes)
+    return _contract("tensordot", x, y, x_axes, y_axes, preferred_element_type, precision)
 
 
 NUMPY = {"dot": dot, "matmul": matmul, "outer": outer, "inner": inner, "vdot": vdot,

@@ -120,7 +120,8 @@ def test_dtypes_and_weak_types():
 
 
 def test_printed_like_jax():
-    f = lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ())), np.float32)  # noqa: E731
+    f = lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ())),  # noqa: E731
+                                     preferred_element_type=np.float32)
     text = str(plugax.make_jaxpr(f)(np.zeros(2, np.float32), np.zeros(2, np.float32)))
     assert ("    c:f32[] = dot_general[\n      dimension_numbers=(([0], [0]), ([], []))\n"
             "      preferred_element_type=float32\n    ] a b") in text
