@@ -56,8 +56,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
             perm = permutation(data, n_inputs if arr.ndim == 0 else arr, axis)
             if arr.ndim == 0:
                 return perm[:n_draws].reshape(shape)
-            taken = lax.slice_in_dim(perm, 0, n_draws, axis=axis) if hasattr(
-                lax, "slice_in_dim") else jnp.take(perm, jnp.arange(n_draws), axis=axis)
+            taken = jnp.take(perm, jnp.arange(n_draws), axis=axis)
             return taken.reshape(arr.shape[:axis] + shape + arr.shape[axis + 1:])
     else:
         p_arr = jnp.asarray(p)
@@ -74,12 +73,10 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
             below = jnp.expand_dims(p_cuml, tuple(range(len(shape)))) < r[..., None]
             ind = jnp.sum(below.astype(default_int_dtype()), axis=-1)
         else:
-            if not hasattr(lax, "top_k"):
-                raise NotImplementedError("choice(replace=False, p=...) needs lax.top_k, which "
-                                          "plugax does not have yet")
+            from .permutation import top_k_indices
             from .samplers import gumbel
             g = gumbel(data, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = lax.top_k(g, n_draws)[1].astype(default_int_dtype())
+            ind = top_k_indices(g, n_draws).astype(default_int_dtype())
     result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis=axis)
     return result.reshape(shape if arr.ndim == 0 else
                           tuple(arr.shape[:axis]) + shape + tuple(arr.shape[axis + 1:]))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import api, threefry
+from . import api, permutation, threefry
 
 
 @hookimpl
@@ -18,7 +18,7 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return list(threefry.RULES)
+    return list(threefry.RULES) + list(permutation.RULES)
 
 
 @hookimpl

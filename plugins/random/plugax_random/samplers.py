@@ -319,10 +319,16 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
     if tuple(shape[len(shape) - len(batch_shape):]) != batch_shape:
         raise ValueError(f"categorical: shape {shape} must end with the logits' batch shape "
                          f"{batch_shape}")
-    if not replace:
-        raise NotImplementedError("categorical(replace=False) needs lax.top_k, which plugax "
-                                  "does not have yet")
     prefix = tuple(shape[:len(shape) - len(batch_shape)])
+    if not replace:   # Gumbel-top-k: the k largest perturbed logits, k = prod(prefix)
+        from .permutation import top_k_indices
+        k = int(np.prod(prefix))
+        if k > logits.shape[axis]:
+            raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
+                             f"number of categories ({logits.shape[axis]}).")
+        perturbed = logits + gumbel(data, tuple(logits.shape), logits.dtype, mode=mode)
+        indices = top_k_indices(jnp.moveaxis(perturbed, axis, -1), k)   # batch + (k,)
+        return jnp.reshape(jnp.moveaxis(indices, -1, 0), shape)
     gshape = prefix + tuple(logits.shape)
     g = gumbel(data, gshape, logits.dtype, mode=mode)
     expanded = jnp.reshape(logits, (1,) * len(prefix) + tuple(logits.shape))

@@ -65,6 +65,7 @@ CASES = {
     "categorical": (7, lambda R, k: R.categorical(k, LOGITS, shape=(8,))),
     "categorical_2d": (7, lambda R, k: R.categorical(k, LOGITS2)),
     "categorical_axis0": (7, lambda R, k: R.categorical(k, LOGITS2, axis=0)),
+    "categorical_noreplace": (7, lambda R, k: R.categorical(k, LOGITS2, shape=(2, 3), replace=False)),
     "choice": (8, lambda R, k: R.choice(k, 10, (5,))),
     "choice_p": (8, lambda R, k: R.choice(k, 4, (6,), p=np.array([0.1, 0.2, 0.3, 0.4], np.float32))),
     "choice_array": (8, lambda R, k: R.choice(k, np.arange(20, 30), (2, 2))),
@@ -90,12 +91,11 @@ ULP = {"dirichlet": 2, "ball": 1}
 NEEDS = {"truncated_normal": ("erf", lambda: hasattr(lax, "erf")),
          "poisson_large": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "multivariate_normal": ("linalg", lambda: hasattr(jnp, "linalg")),
-         "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg")),
-         "choice_noreplace_p": ("lax.top_k", lambda: hasattr(lax, "top_k"))}
-NOT_YET = {"permutation", "permutation_array", "permutation_independent", "choice_noreplace"}
+         "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg"))}
 # the subset checked under vmap and scan (one of each kind of sampler)
 TRANSFORMED = ["bits", "split", "fold_in", "uniform_range", "normal", "bernoulli", "randint",
-               "categorical_2d", "exponential", "gumbel", "choice_p", "gamma"]
+               "categorical_2d", "exponential", "gumbel", "choice_p", "gamma", "permutation_array",
+               "categorical_noreplace"]
 
 JAX = {
     'key': ('uint32', (2,), [0, 42]),
@@ -134,6 +134,7 @@ JAX = {
     'categorical': ('int32', (8,), [1, 2, 3, 2, 3, 0, 2, 2]),
     'categorical_2d': ('int32', (3,), [1, 0, 0]),
     'categorical_axis0': ('int32', (4,), [1, 0, 0, 2]),
+    'categorical_noreplace': ('int32', (2, 3), [1, 0, 0, 2, 1, 3]),
     'choice': ('int32', (5,), [3, 9, 7, 7, 8]),
     'choice_p': ('int32', (6,), [3, 3, 0, 1, 3, 3]),
     'choice_array': ('int32', (2, 2), [23, 29, 27, 27]),
@@ -156,8 +157,6 @@ JAX = {
 
 
 def _skip_unavailable(name: str) -> None:
-    if name in NOT_YET:
-        pytest.skip(f"{name}: needs a sort (lax.sort_key_val), not in plugax yet")
     if name in NEEDS and not NEEDS[name][1]():
         pytest.skip(f"{name} needs {NEEDS[name][0]}, not loaded here")
 
