@@ -25,3 +25,9 @@ def plugax_primitive_rules() -> list[RuleSet]:
 @hookimpl
 def plugax_frontend() -> dict:
     return {"lax": {**api.LAX, **window_api.LAX}, "numpy": dict(api.NUMPY)}
+
+
+@hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()
