@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from bad_input_cases import ALL_MODES, VMAP_REASON, Case, F32, I32, _x
+from bad_input_cases import ALL_MODES, Case, F32, I32, _x
 
 
 def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
@@ -18,7 +18,6 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
     or a primitive's static argument is called."""
     cases: list[Case] = []
     add = cases.append
-    vmap_reason = VMAP_REASON
     eager_jit = ("eager", "jit")
     # --- transformations: argnums, axes, structures, static arguments ---------
     sq = lambda x: x * x
@@ -260,10 +259,10 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
          TypeError, "'select_n' needs a bool or integer `which`"),
         ("lax.select_n with a selector of another shape",
          lambda a: lax.select_n(np.array([True, False]), a, a), (_x(),), TypeError,
-         "'select_n' needs cases of one shape"),
+         ("'select_n' needs cases of one shape", "bool[2]")),
         ("lax.clamp with bounds of another shape",
          lambda a: lax.clamp(np.zeros(2, F32), a, np.ones(2, F32)), (_x(),), TypeError,
-         "'clamp' needs bounds of rank 0 or of the operand's shape"),
+         ("'clamp' needs bounds of rank 0 or of the operand's shape", "f32[2], f32[3]")),
         ("lax.clamp with bounds of another dtype", lambda a: lax.clamp(np.int32(0), a, 1.0),
          (_x(),), TypeError, "'clamp' requires operands of one dtype"),
         ("lax.dynamic_slice with a float start", lambda a: lax.dynamic_slice(a, (1.5,), (2,)),
@@ -319,9 +318,7 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
          "indices must be integers"),
     ]
     for name, fn, args, error, fragment in more:
-        vmap_xfail = (("vmap", vmap_reason),) if name.startswith(
-            ("lax.select_n with a selector", "lax.clamp with bounds of another shape")) else ()
-        add(Case(name, fn, args, error, fragment, xfail=vmap_xfail))
+        add(Case(name, fn, args, error, fragment))
     add(Case("pnp.asarray of a ragged list", lambda: pnp.asarray([[1, 2], [3]]), (),
              ValueError, "[[1, 2], [3]]", eager_jit,
              xfail=(("eager", "plugins/shape stacks the rows and reports a concatenate "

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugax.extend import (Primitive, ShapedArray, defbroadcasting, defjvp, deflinear,
+from plugax.extend import (Primitive, ShapedArray, defjvp, deflinear,
                            defvectorized, get_aval, same_dtypes, scalar_like)
 
 from . import lowering as L
-from .common import (any_dtype, binary_transpose, defjvp_bcast, is_numeric,
+from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast, is_numeric,
                      is_signed_or_float, numeric_dtype, type_error)
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p

@@ -9,18 +9,20 @@ kernel's, from plugax.extend.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, UndefPrimal,
-                           broadcast_in_dim, defjvp, float_dtypes, format_operands, get_aval,
-                           is_float, reduce_sum, same_dtypes)
+                           broadcast_in_dim, broadcasting_shape, broadcasting_vmap, defjvp,
+                           float_dtypes, format_operands, get_aval, is_float, reduce_sum,
+                           same_dtypes)
+from plugax.extend import defbroadcasting as _kernel_defbroadcasting
 
 __all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float",
            "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
            "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
-           "binary_transpose", "type_error"]
+           "binary_transpose", "type_error", "checked_vmap", "defbroadcasting"]
 
 
 def is_numeric(dtype: np.dtype) -> bool:
@@ -56,6 +58,42 @@ def any_dtype(prim: Primitive) -> Callable:
 def type_error(prim: Primitive, avals: tuple, problem: str, fix: str) -> ShapeError:
     """A ShapeError naming the primitive, its operand types, the problem and the fix."""
     return ShapeError(f"primitive '{prim}' {problem}; got ({format_operands(avals)}); {fix}")
+
+
+# batching rules that check the user's operands first
+def _unbatched(args: Sequence[Any], dims: Sequence[Any]) -> list[ShapedArray]:
+    """The operands' avals as the user passed them: batch axes removed."""
+    out = []
+    for x, d in zip(args, dims):
+        a = get_aval(x)
+        shape = a.shape if d is None else a.shape[:d] + a.shape[d + 1:]
+        out.append(ShapedArray(shape, a.dtype, a.weak_type))
+    return out
+
+
+def checked_vmap(check: Callable, inner: Callable) -> Callable:
+    """The batching rule `inner`, after `check(*unbatched avals)` (a shape rule that
+    raises on operands that do not fit): without it, operands of mismatched shapes
+    met a broadcast_in_dim the batching rule built, and the error named that
+    primitive and the batched shapes, not the user's call."""
+    def rule(ctx, args, dims, **params):
+        shapes = set()
+        for x, d in zip(args, dims):
+            shape = get_aval(x).shape
+            shapes.add(shape if d is None else shape[:d] + shape[d + 1:])
+        if len(shapes - {()}) > 1:    # only a mismatch pays for the avals
+            check(*_unbatched(args, dims), **params)
+        return inner(ctx, args, dims, **params)
+    rule.__name__ = getattr(inner, "__name__", "vmap_rule")
+    return rule
+
+
+def defbroadcasting(prim: Primitive, impl: Callable, **rules: Any) -> Any:
+    """The kernel's `defbroadcasting`, with a batching rule that checks the operands'
+    shapes as the user passed them (see `checked_vmap`)."""
+    rules.setdefault("batching", checked_vmap(broadcasting_shape(prim),
+                                              broadcasting_vmap(prim)))
+    return _kernel_defbroadcasting(prim, impl, **rules)
 
 
 # values inside rules

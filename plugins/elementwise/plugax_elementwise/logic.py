@@ -10,10 +10,10 @@ import enum
 
 import numpy as np
 
-from plugax.extend import Primitive, bool_, defbroadcasting, defjvp, defvectorized, same_dtypes
+from plugax.extend import Primitive, bool_, defjvp, defvectorized, same_dtypes
 
 from . import lowering as L
-from .common import float_dtype, int_or_bool_dtype
+from .common import defbroadcasting, float_dtype, int_or_bool_dtype
 
 __all__ = ["floor_p", "ceil_p", "round_p", "is_finite_p", "eq_p", "ne_p", "lt_p", "le_p",
            "gt_p", "ge_p", "and_p", "or_p", "xor_p", "not_p", "RoundingMethod", "RULES"]

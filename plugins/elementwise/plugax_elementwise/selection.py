@@ -19,7 +19,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, br
                            moveaxis, same_dtypes)
 
 from . import lowering as L
-from .common import defjvp_bcast, match_shape, type_error, zeros_like
+from .common import checked_vmap, defjvp_bcast, match_shape, type_error, zeros_like
 from .logic import and_p, ge_p, gt_p, le_p, lt_p, or_p
 
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "convert", "RULES"]
@@ -107,7 +107,9 @@ def _select_n_transpose(ctx, ct, which, *cases):
 
 SELECT_N = RuleSet(primitive=select_n_p, impl=_select_n_impl,
                    abstract_eval=_select_n_abstract_eval, jvp=_select_n_jvp,
-                   transpose=_select_n_transpose, batching=full_operand_vmap(select_n_p, (0,)),
+                   transpose=_select_n_transpose,
+                   batching=checked_vmap(lambda *avals: _select_n_abstract_eval(None, *avals),
+                                         full_operand_vmap(select_n_p, (0,))),
                    lowering=L.select_n)
 
 
@@ -140,6 +142,8 @@ CLAMP = RuleSet(
         lambda g, ans, lo, x, hi: _masked(and_p.bind(gt_p.bind(lo, x), le_p.bind(lo, hi)), g),
         lambda g, ans, lo, x, hi: _masked(and_p.bind(ge_p.bind(x, lo), le_p.bind(x, hi)), g),
         lambda g, ans, lo, x, hi: _masked(or_p.bind(lt_p.bind(hi, x), lt_p.bind(hi, lo)), g)),
-    batching=full_operand_vmap(clamp_p, (0, 2)), lowering=L.clamp)
+    batching=checked_vmap(lambda *avals: _clamp_abstract_eval(None, *avals),
+                          full_operand_vmap(clamp_p, (0, 2))),
+    lowering=L.clamp)
 
 RULES = [SELECT_N, CLAMP]

@@ -14,12 +14,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, defbroadcasting, defvectorized,
+from plugax.extend import (Primitive, RuleSet, ShapedArray, defvectorized,
                            float_dtypes, get_aval, scalar_like)
 
 from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p
-from .common import defjvp_bcast, float_dtype, type_error, zeros_like
+from .common import defbroadcasting, defjvp_bcast, float_dtype, type_error, zeros_like
 from .logic import eq_p
 from .selection import convert, select_n_p
 
