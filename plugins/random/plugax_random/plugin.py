@@ -12,7 +12,7 @@ from . import api, permutation, threefry
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    return PluginInfo(name="random", requires=("elementwise", "shape", "reductions"),
+    return PluginInfo(name="random", requires=("elementwise", "shape", "reductions", "control_flow", "xla_call"),
                       description="plugax.random: threefry keys and samplers, bit-exact with JAX")
 
 

@@ -89,6 +89,7 @@ CASES = {
 ULP = {"dirichlet": 2, "ball": 1}
 # what a case needs beyond the random family (tox env `random` loads only its requirements)
 NEEDS = {"truncated_normal": ("erf", lambda: hasattr(lax, "erf")),
+         "poisson": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "poisson_large": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "multivariate_normal": ("linalg", lambda: hasattr(jnp, "linalg")),
          "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg"))}

@@ -1,0 +1,99 @@
+"""Keys (typed and raw), seeds under transformations, errors, and gradients through
+reparameterised samples."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import plugax
+import plugax.numpy as jnp
+import plugax.random as random
+
+
+def test_typed_keys_look_like_jax():
+    k = random.key(42)
+    assert k.shape == () and k.ndim == 0 and str(k.dtype) == "key<fry>"
+    assert repr(k) == "Array((), dtype=key<fry>) overlaying:\n[ 0 42]"
+    ks = random.split(k, 4)
+    assert ks.shape == (4,) and len(ks) == 4 and ks[1:3].shape == (2,)
+    assert ks.reshape(2, 2).shape == (2, 2) and ks.reshape(2, 2)[1, 0].shape == ()
+    np.testing.assert_array_equal(random.key_data(ks[2]), np.asarray(random.key_data(ks))[2])
+    k1, k2 = random.split(k)        # unpacking, as JAX programs do; same counters 0, 1
+    np.testing.assert_array_equal(random.key_data(k2), np.asarray(random.key_data(ks))[1])
+    again = random.wrap_key_data(random.key_data(ks))
+    np.testing.assert_array_equal(random.key_data(again), random.key_data(ks))
+    assert random.key_impl(k) == "threefry2x32"
+
+
+def test_raw_and_typed_keys_give_the_same_bits_and_keep_their_kind():
+    raw, typed = random.PRNGKey(7), random.key(7)
+    np.testing.assert_array_equal(random.key_data(typed), raw)
+    np.testing.assert_array_equal(random.normal(raw, (4,)), random.normal(typed, (4,)))
+    assert isinstance(random.split(raw), plugax.Array) and random.split(raw).shape == (2, 2)
+    assert str(random.split(typed).dtype) == "key<fry>"
+    assert str(random.fold_in(typed, 3).dtype) == "key<fry>"
+
+
+def test_seeds_traced_under_jit_and_vmap():
+    np.testing.assert_array_equal(plugax.jit(random.PRNGKey)(42), [0, 42])
+    np.testing.assert_array_equal(random.key_data(plugax.jit(random.key)(-1)), [0, 2**32 - 1])
+    np.testing.assert_array_equal(plugax.vmap(random.PRNGKey)(jnp.arange(3)),
+                                  [[0, 0], [0, 1], [0, 2]])
+
+
+def test_fold_in_is_split_on_the_same_counters_and_vmaps():
+    # threefry on counter (0, d) in both: fold_in(k, d) == split(k, n)[d]
+    folded = plugax.vmap(lambda d: random.fold_in(random.key(0), d))(jnp.arange(3))
+    np.testing.assert_array_equal(random.key_data(folded),
+                                  random.key_data(random.split(random.key(0), 3)))
+
+
+def test_distinct_keys_give_independent_looking_streams():
+    a = np.asarray(random.uniform(random.key(0), (20000,)))
+    b = np.asarray(random.uniform(random.key(1), (20000,)))
+    assert 0 <= a.min() and a.max() < 1 and abs(a.mean() - 0.5) < 0.01
+    assert abs(np.corrcoef(a, b)[0, 1]) < 0.03
+    z = np.asarray(random.normal(random.key(2), (20000,)))
+    assert abs(z.mean()) < 0.03 and abs(z.std() - 1) < 0.03
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: random.normal(3, (2,)), TypeError, "normal: expected a PRNG key"),
+    (lambda: random.normal(jnp.zeros(3, jnp.uint32)), TypeError, "last axis has size 2"),
+    (lambda: random.split(random.split(random.key(0), 4)), ValueError,
+     "split accepts a single key.*shape \\(4,\\)"),
+    (lambda: random.uniform(random.key(0), (2,), jnp.int32), ValueError,
+     "dtype argument to `uniform` must be a float dtype"),
+    (lambda: random.bits(random.key(0), (2,), jnp.int32), ValueError, "unsigned int dtype"),
+    (lambda: random.randint(random.key(0), (2,), 0, 5, jnp.float32), TypeError,
+     "randint only accepts integer dtypes"),
+    (lambda: random.choice(random.key(0), 3, (5,), replace=False), ValueError,
+     "Cannot take a larger sample"),
+    (lambda: random.key(1.5), TypeError, "seed must be an integer"),
+    (lambda: random.key(0, impl="rbg"), NotImplementedError, "threefry2x32"),
+    (lambda: random.bernoulli(random.key(0), 0.5, (3,), mode="mid"), ValueError, "mode"),
+])
+def test_errors_name_the_mistake(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_grad_through_reparameterised_normal_and_uniform():
+    key = random.key(0)
+    z = np.asarray(random.normal(key, (3,)))
+    g_loc, g_scale = plugax.grad(lambda m, s: jnp.sum(m + s * random.normal(key, (3,))),
+                                 argnums=(0, 1))(2.0, 1.5)
+    np.testing.assert_allclose([g_loc, g_scale], [3.0, z.sum()], rtol=1e-6)
+    u = np.asarray(random.uniform(key, (3,)))
+    g_lo, g_hi = plugax.grad(lambda lo, hi: jnp.sum(random.uniform(key, (3,), minval=lo,
+                                                                     maxval=hi)),
+                             argnums=(0, 1))(0.5, 2.0)
+    np.testing.assert_allclose([g_lo, g_hi], [(1 - u).sum(), u.sum()], rtol=1e-6)
+
+
+@pytest.mark.skipif(not hasattr(plugax.lax, "lgamma"), reason="poisson needs lax.lgamma")
+def test_samples_vmap_over_parameters():
+    lam = jnp.array([1.0, 5.0, 30.0])
+    per = np.stack([np.asarray(random.poisson(random.key(3), float(v), (4,))) for v in lam])
+    both = plugax.vmap(lambda v: random.poisson(random.key(3), v, (4,)))(lam)
+    np.testing.assert_array_equal(both, per)
