@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import (gather_scatter, getitem, index_frontends, indexing, numpy_api, scatter, slicing,
+from . import (advanced, gather_scatter, getitem, index_frontends, indexing, numpy_api, scatter, slicing,
                structural)
 
 
@@ -35,7 +35,9 @@ def plugax_frontend() -> dict[str, dict[str, Callable]]:
                     **scatter.LAX, **index_frontends.LAX},
             "numpy": {**numpy_api.FUNCTIONS, **index_frontends.NUMPY},
             # jax.ops: the segment reductions (the namespace is created on first use)
-            "ops": dict(index_frontends.OPS)}
+            "ops": dict(index_frontends.OPS),
+            # jax.errors.NonConcreteBooleanIndexError's counterpart
+            "errors": {"NonConcreteBooleanIndexError": advanced.NonConcreteBooleanIndexError}}
 
 
 def _shape_args(args: tuple) -> Any:

@@ -82,3 +82,21 @@ def test_in_dim_front_ends_under_the_kit():
     check_primitive(lambda x, u, i: lax.dynamic_update_index_in_dim(x, u, i, 1), x,
                     rand((4,), seed=2), np.int32(2), rules=("jvp", "vmap", "jit"),
                     jvp_options={"argnums": (0, 1)})
+
+
+def test_nonzero_argwhere_flatnonzero_eager_and_with_size_under_jit():
+    a = np.array([[0, 3, 0], [4, 0, 5]])
+    for got, want in zip(jnp.nonzero(a), np.nonzero(a)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(jnp.argwhere(a), np.argwhere(a))
+    np.testing.assert_array_equal(jnp.flatnonzero(a), np.flatnonzero(a))
+    rows, cols = jax.jit(lambda a: jnp.nonzero(a, size=4, fill_value=-1))(a)   # JAX's values
+    np.testing.assert_array_equal(rows, [0, 1, 1, -1])
+    np.testing.assert_array_equal(cols, [1, 0, 2, -1])
+    np.testing.assert_array_equal(jax.jit(lambda a: jnp.flatnonzero(a, size=2))(a), [1, 3])
+    np.testing.assert_array_equal(jax.jit(lambda a: jnp.argwhere(a, size=4))(a),
+                                  [[0, 1], [1, 0], [1, 2], [0, 0]])
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(x[jnp.nonzero(a)], [1, 3, 5])
+    with pytest.raises(plugax.ConcretizationTypeError, match="size argument of jnp.nonzero"):
+        jax.jit(jnp.nonzero)(a)
