@@ -1,7 +1,16 @@
-"""Hook implementations of the sort family (work in progress: issue 16)."""
+"""Hook implementations of the sort family.
+
+`sort` holds the one primitive (lax.sort's: operands sorted together by their
+first `num_keys`); `lax_api` builds sort_key_val and top_k on it, and
+`numpy_api` / `quantiles` / `setops` the NumPy front ends (argsort, searchsorted,
+median and quantiles, unique, histograms), all written with primitives that
+other families own, so every transformation works through them.
+"""
 from __future__ import annotations
 
-from plugax.extend import PluginInfo, hookimpl
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import numpy_api, sort
 
 
 @hookimpl
@@ -12,5 +21,11 @@ def plugax_plugin_info() -> PluginInfo:
 
 
 @hookimpl
-def plugax_primitive_rules() -> list:
-    return []
+def plugax_primitive_rules() -> list[RuleSet]:
+    return list(sort.RULES)
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val, **numpy_api.LAX},
+            "numpy": {**numpy_api.NUMPY}}

@@ -1,0 +1,256 @@
+"""Front ends built on lax.sort: lax.top_k and plugax.numpy's sort, argsort, lexsort,
+partition/argpartition, searchsorted and digitize.
+
+Each is a composition of primitives (sort plus other families' gathers and
+elementwise ops), so jvp, vmap and jit come from those primitives' rules; the
+orders are JAX's: the float total order of lax.sort, stable ties, and for a
+descending stable sort equal elements keep their original order.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from plugax.extend import Array, Tracer, default_int_dtype, get_aval, promote_dtypes
+
+from .sort import sort as lax_sort, sort_key_val
+
+__all__ = ["LAX", "NUMPY", "top_k", "sort", "argsort", "lexsort", "partition", "argpartition",
+           "searchsorted", "digitize"]
+
+
+def asarray(a: Any) -> Any:
+    if type(a) is Array or isinstance(a, Tracer):
+        return a
+    import plugax.numpy as pnp
+    return pnp.asarray(a)
+
+
+def canonical_axis(name: str, axis: Any, ndim: int) -> int:
+    """A NumPy axis argument (negatives allowed) as a non-negative int; errors say who."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{name}: axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
+    return int(axis) % ndim
+
+
+def _no_kind_order(name: str, kind: Any, order: Any) -> None:
+    if kind is not None:
+        raise TypeError(f"'kind' argument to {name} is not supported. Use stable=True or "
+                        f"stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError(f"'order' argument to {name} is not supported.")
+
+
+def _flat_or(a: Any, axis: Any, name: str) -> tuple[Any, int]:
+    import plugax.numpy as pnp
+    arr = asarray(a)
+    if axis is None:
+        return pnp.ravel(arr), 0
+    if get_aval(arr).ndim == 0:
+        raise ValueError(f"{name}: cannot sort a rank-0 array along axis {axis}; pass "
+                         f"axis=None or an array of rank >= 1")
+    return arr, canonical_axis(name, axis, get_aval(arr).ndim)
+
+
+def _iota(dtype: Any, shape: tuple, dimension: int) -> Any:
+    import plugax.lax as lax
+    return lax.broadcasted_iota(dtype, shape, dimension)
+
+
+# --- lax.top_k -----------------------------------------------------------------------------
+def _descending_with_indices(x: Any, axis: int, index_dtype: Any) -> tuple[Any, Any]:
+    """(values, indices) sorted largest first along `axis`, equal values in their original
+    order: a stable ascending sort of the reversed array, reversed back."""
+    import plugax.lax as lax
+    shape = get_aval(x).shape
+    iota = lax.rev(_iota(index_dtype, shape, axis), (axis,))
+    vals, idx = sort_key_val(lax.rev(x, (axis,)), iota, dimension=axis, is_stable=True)
+    return lax.rev(vals, (axis,)), lax.rev(idx, (axis,))
+
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+    """lax.top_k: the `k` largest entries along `axis` (default: the last) and their int32
+    indices, largest first; equal entries come lowest index first, NaN counts as largest."""
+    import plugax.lax as lax
+    x = asarray(operand)
+    aval = get_aval(x)
+    if aval.ndim == 0:
+        raise TypeError("top_k operand must have >= 1 dimension, got ()")
+    if aval.dtype.kind == "c":
+        raise ValueError("top_k is not compatible with complex inputs.")
+    axis = canonical_axis("top_k", axis, aval.ndim)
+    k = int(k)
+    if not 0 <= k <= aval.shape[axis]:
+        raise ValueError(f"top_k: k must be in [0, {aval.shape[axis]}] (the size of axis "
+                         f"{axis} of the operand {aval.str_short()}), got k={k}")
+    vals, idx = _descending_with_indices(x, axis, np.int32)
+    return _take_first(vals, k, axis), _take_first(idx, k, axis)
+
+
+def _take_first(x: Any, k: int, axis: int) -> Any:
+    import plugax.lax as lax
+    shape = get_aval(x).shape
+    limit = list(shape)
+    limit[axis] = k
+    return lax.slice(x, [0] * len(shape), limit)
+
+
+# --- plugax.numpy ----------------------------------------------------------------------------
+def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
+         stable: bool = True, descending: bool = False) -> Any:
+    """numpy.sort in JAX's order (NaNs last, -0.0 == 0.0); `axis=None` sorts the
+    flattened array; `descending` reverses the ascending sort."""
+    import plugax.lax as lax
+    _no_kind_order("sort", kind, order)
+    arr, axis = _flat_or(a, axis, "sort")
+    out = lax_sort(arr, dimension=axis, is_stable=stable)
+    return lax.rev(out, (axis,)) if descending else out
+
+
+def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
+            stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
+    """numpy.argsort: indices that sort `a` (default integer dtype). A stable descending
+    argsort keeps equal elements in their original order, as JAX defines it."""
+    import plugax.lax as lax
+    _no_kind_order("argsort", kind, order)
+    arr, axis = _flat_or(a, axis, "argsort")
+    idx_dtype = np.dtype(dtype) if dtype is not None else default_int_dtype()
+    shape = get_aval(arr).shape
+    if descending:
+        if stable:
+            return _descending_with_indices(arr, axis, idx_dtype)[1]
+        _, idx = sort_key_val(arr, _iota(idx_dtype, shape, axis), dimension=axis,
+                              is_stable=False)
+        return lax.rev(idx, (axis,))
+    _, idx = sort_key_val(arr, _iota(idx_dtype, shape, axis), dimension=axis,
+                          is_stable=stable)
+    return idx
+
+
+def lexsort(keys: Any, axis: int = -1) -> Any:
+    """numpy.lexsort: indices sorting by several keys, the *last* key primary."""
+    keys = [asarray(k) for k in keys] if not hasattr(keys, "shape") else \
+        [asarray(keys)[i] for i in range(get_aval(asarray(keys)).shape[0])]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    shapes = {get_aval(k).shape for k in keys}
+    if len(shapes) != 1:
+        raise ValueError(f"all keys need to be the same shape, got shapes "
+                         f"{[get_aval(k).shape for k in keys]}")
+    shape = shapes.pop()
+    if not shape:
+        raise TypeError("lexsort: keys of rank 0 have no axis to sort along")
+    axis = canonical_axis("lexsort", axis, len(shape))
+    iota = _iota(default_int_dtype(), shape, axis)
+    return lax_sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+def _partition_setup(name: str, a: Any, kth: int, axis: int) -> tuple[Any, int, int]:
+    import plugax.numpy as pnp
+    arr = asarray(a)
+    aval = get_aval(arr)
+    if aval.dtype.kind == "c":
+        raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+    axis = canonical_axis(name, axis, aval.ndim)
+    n = aval.shape[axis]
+    if isinstance(kth, bool) or not isinstance(kth, (int, np.integer)):
+        raise TypeError(f"{name}: kth must be a static int (JAX takes no array of kth), "
+                        f"got {kth!r}")
+    if not -n <= kth < n:
+        raise ValueError(f"{name}: kth={kth} is out of bounds for axis {axis} of size {n}")
+    return pnp.moveaxis(arr, axis, -1), int(kth) % n, axis
+
+
+def partition(a: Any, kth: int, axis: int = -1) -> Any:
+    """numpy.partition: the kth smallest value at position kth, smaller ones before it
+    and larger ones after (each side in an order of its own, as JAX's)."""
+    import plugax.numpy as pnp
+    x, _, axis = _partition_setup("partition", a, kth, axis)
+    out = sort(x, axis=-1)     # a full sort is one valid partition
+    return pnp.moveaxis(out, -1, axis)
+
+
+def argpartition(a: Any, kth: int, axis: int = -1) -> Any:
+    """numpy.argpartition: indices that would partition `a` at kth (see `partition`)."""
+    import plugax.numpy as pnp
+    x, _, axis = _partition_setup("argpartition", a, kth, axis)
+    return pnp.moveaxis(argsort(x, axis=-1), -1, axis)
+
+
+# --- searchsorted / digitize ---------------------------------------------------------------
+def _less(x: Any, y: Any, or_equal: bool) -> Any:
+    """x < y (or <=) in lax.sort's total order: NaN above everything, NaNs equal."""
+    import plugax.numpy as pnp
+    base = (x <= y) if or_equal else (x < y)
+    if get_aval(x).dtype.kind != "f" and get_aval(x).dtype.name != "bfloat16":
+        return base
+    if or_equal:
+        return base | pnp.isnan(y)
+    return base | (~pnp.isnan(x) & pnp.isnan(y))
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
+                 method: str = "scan") -> Any:
+    """numpy.searchsorted on a sorted 1-D `a` (int32 positions of v's elements). Every
+    `method` gives the same result: 'scan'/'scan_unrolled'/'sort' run an unrolled binary
+    search (ceil(log2(n + 1)) gathers), 'compare_all' counts with an n-by-m comparison."""
+    import plugax.numpy as pnp
+    import plugax.lax as lax
+    if side not in ("left", "right"):
+        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                         f"['left', 'right'].")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"{method!r} is an invalid value for keyword 'method'. Expected one "
+                         f"of ['sort', 'scan', 'scan_unrolled', 'compare_all'].")
+    arr, query = asarray(a), asarray(v)
+    if get_aval(arr).ndim != 1:
+        raise ValueError(f"a should be 1-dimensional, got an array of shape "
+                         f"{get_aval(arr).shape}")
+    if sorter is not None:
+        arr = pnp.take(arr, asarray(sorter))
+    arr, query = promote_dtypes("searchsorted", arr, query)
+    n = get_aval(arr).shape[0]
+    shape = get_aval(query).shape
+    right = side == "right"
+    if n == 0:
+        return pnp.zeros(shape, np.int32)
+    if method == "compare_all":
+        # count of a[i] < v (left) or a[i] <= v (right)
+        hits = _less(pnp.expand_dims(arr, tuple(range(1, len(shape) + 1))), query, right)
+        return pnp.sum(hits, axis=0, dtype=np.int32)
+    lo = pnp.zeros(shape, np.int32)
+    hi = pnp.full(shape, n, np.int32)
+    for _ in range(int(math.ceil(math.log2(n + 1)))):
+        mid = lax.div(lo + hi, np.int32(2))
+        probe = pnp.take(arr, pnp.minimum(mid, n - 1))
+        active = lo < hi
+        below = _less(probe, query, right)     # the answer lies right of mid
+        lo, hi = (pnp.where(active & below, mid + 1, lo),
+                  pnp.where(active & ~below, mid, hi))
+    return lo
+
+
+def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:
+    """numpy.digitize: the bin of each element of `x`, for increasing or decreasing bins."""
+    import plugax.numpy as pnp
+    xs, edges = asarray(x), asarray(bins)
+    if get_aval(edges).ndim != 1:
+        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins of shape "
+                         f"{get_aval(edges).shape}")
+    n = get_aval(edges).shape[0]
+    if n == 0:
+        return pnp.zeros(get_aval(xs).shape, np.int32)
+    side = "left" if right else "right"
+    kw = {} if method is None else {"method": method}
+    increasing = searchsorted(edges, xs, side=side, **kw)
+    decreasing = n - searchsorted(edges[::-1], xs, side=side, **kw)
+    return pnp.where(edges[-1] >= edges[0], increasing, decreasing)
+
+
+LAX = {"top_k": top_k}
+NUMPY = {f.__name__: f for f in (sort, argsort, lexsort, partition, argpartition, searchsorted,
+                                 digitize)}
