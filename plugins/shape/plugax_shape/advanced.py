@@ -157,19 +157,20 @@ def layout(shape: tuple, entries: list) -> Layout:
             positions.append(pos)
             tokens.append("a")
         axis += 1
-    arrays = [normalized_indices(e if isinstance(e, (Array, Tracer)) else
-                                 Array(np.asarray(e)), shape[ax]) for ax, e in adv]
-    bshape = broadcast_shapes([get_aval(a).shape for a in arrays])
+    raw = [e if isinstance(e, (Array, Tracer)) else Array(np.asarray(e)) for _, e in adv]
+    bshape = broadcast_shapes([get_aval(a).shape for a in raw])
     if bshape is None:
         raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
-                         f"shapes {' '.join(str(get_aval(a).shape) for a in arrays)}")
-    wide = any(get_aval(a).dtype.itemsize > 4 for a in arrays)
-    dtype = np.dtype(np.int64 if wide else np.int32)
+                         f"shapes {' '.join(str(get_aval(a).shape) for a in raw)}")
+    # int32 (int64 for 64-bit indices) before normalising, so i + n cannot overflow int8
+    dtype = np.dtype(np.int64 if any(get_aval(a).dtype.itemsize > 4 for a in raw)
+                     else np.int32)
     vectors = []
-    for a in arrays:
+    for (ax, _), a in zip(adv, raw):
         aval = get_aval(a)
         if aval.dtype != dtype:
             a = convert_element_type(a, dtype)
+        a = normalized_indices(a, shape[ax])
         lead = len(bshape) - aval.ndim
         vectors.append(broadcast_in_dim(a, bshape + (1,), tuple(range(lead, len(bshape)))))
     indices = vectors[0] if len(vectors) == 1 else concatenate(vectors, len(bshape))

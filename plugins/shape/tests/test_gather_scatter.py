@@ -67,7 +67,7 @@ CASES = [
 def test_gather_kit_and_values(shape, idx, dn, sizes):
     x, idx = rand(shape), np.asarray(idx, np.int32)
     check_primitive(gather_p, x, idx, rules=ALL, linear_argnums=0, vmap_options=VMAP,
-                    **gparams(dn, sizes))
+                    lowering=True, **gparams(dn, sizes))
     got = lax.gather(x.astype(np.float64), idx, dn, sizes, mode="clip")
     np.testing.assert_allclose(got, loop_gather(x.astype(np.float64), idx, dn, sizes, M.CLIP,
                                                 0))
@@ -137,7 +137,13 @@ def test_scatter_values_match_a_loop(prim, shape, idx, dn, ushape):
 def test_scatter_add_kit(shape, idx, dn, ushape):
     x, upd, idx = rand(shape), rand(ushape, seed=2), np.asarray(idx, np.int32)
     check_primitive(scatter_add_p, x, idx, upd, rules=ALL, linear_argnums=(0, 2),
-                    vmap_options=VMAP, **sparams(dn))
+                    vmap_options=VMAP, lowering=True, **sparams(dn))
+
+
+def test_scatter_mul_transposes_in_its_operand():
+    x, idx, upd = rand((5, 2)), np.array([[3], [0], [3]], np.int32), rand((3, 2), seed=1)
+    check_primitive(scatter_mul_p, x, idx, upd, rules=("transpose",), linear_argnums=0,
+                    **sparams(S((1,), (0,), (0,))))
 
 
 def test_scatter_with_unique_indices_is_linear():

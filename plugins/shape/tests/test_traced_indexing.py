@@ -228,3 +228,12 @@ def test_ported_histogram_and_embedding_lookup_with_grad():
     want = np.zeros_like(W)
     np.add.at(want, ids, (2 * resid / len(ids))[:, None] * np.ones((1, 3)))
     np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
+
+
+def test_small_integer_index_dtypes_normalise_without_overflow():
+    """-1 as int8 on an axis of 300: i + n is computed after widening to int32."""
+    x = jnp.arange(300.0)
+    got = jax.jit(lambda x, i: x[i])(x, np.array([-1, 100], np.int8))
+    np.testing.assert_array_equal(got, [299, 100])
+    got = jax.jit(lambda x, i: x.at[i].set(-1.0))(x, np.array([255], np.uint8))
+    assert float(got[255]) == -1.0 and float(got.sum()) == float(np.arange(300).sum() - 256)
