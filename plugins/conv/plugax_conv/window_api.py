@@ -4,7 +4,7 @@
 monoids whose identity is the init value (lax.add with 0, lax.max with the
 lowest value, lax.min with the highest) and binds the fast primitive, which
 has every rule (jvp, transpose, vmap, lowering). Any other computation goes to
-the generic `reduce_window` primitive (generic.py).
+the generic `reduce_window` primitive (generic.py), as do pytrees of operands.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import numpy as np
 from plugax.extend import Tracer, bind, get_aval
 
 from .dims import dilate_dim, padtype_to_pads
+from .generic import reduce_window_generic, reduce_window_p
 from .windows import (identity, reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p,
                       select_and_gather_add_p, select_and_scatter_add_p)
 
@@ -58,8 +59,17 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
                   padding: str | Sequence[tuple[int, int]],
                   base_dilation: Sequence[int] | None = None,
                   window_dilation: Sequence[int] | None = None) -> Any:
-    """lax.reduce_window: `computation` folded over every window of `operand`."""
+    """lax.reduce_window: `computation` folded over every window of `operand` (an array,
+    or a pytree of arrays of one shape with a matching pytree of init values)."""
     import plugax.numpy as pnp
+    import plugax.tree_util as tu
+    leaves, treedef = tu.tree_flatten(operand)
+    if not tu.treedef_is_leaf(treedef):
+        leaves = [x if isinstance(x, Tracer) else pnp.asarray(x) for x in leaves]
+        params = _resolve(get_aval(leaves[0]), window_dimensions, window_strides, padding,
+                          base_dilation, window_dilation)
+        return reduce_window_generic(tu.tree_unflatten(treedef, leaves), init_value,
+                                     computation, params)
     operand = operand if isinstance(operand, Tracer) else pnp.asarray(operand)
     aval = get_aval(operand)
     params = _resolve(aval, window_dimensions, window_strides, padding, base_dilation,
@@ -67,13 +77,11 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
     prim = _monoid(computation, init_value, aval.dtype)
     if prim is not None:
         return bind(prim, operand, **params)
-    from .generic import reduce_window_generic
     return reduce_window_generic(operand, init_value, computation, params)
 
 
-
-
-LAX = {"reduce_window": reduce_window, "reduce_window_sum_p": reduce_window_sum_p,
+LAX = {"reduce_window": reduce_window, "reduce_window_p": reduce_window_p,
+       "reduce_window_sum_p": reduce_window_sum_p,
        "reduce_window_max_p": reduce_window_max_p, "reduce_window_min_p": reduce_window_min_p,
        "select_and_gather_add_p": select_and_gather_add_p,
        "select_and_scatter_add_p": select_and_scatter_add_p}

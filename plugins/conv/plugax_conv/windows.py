@@ -113,7 +113,7 @@ def _params(window_dimensions, window_strides, padding, base_dilation, window_di
                 window_dilation=tuple(window_dilation))
 
 
-# --- reduce_window_{sum,max,min} -------------------------------------------------------------------
+# --- reduce_window_{sum,max,min} ------------------------------------------------------------
 def _reduce_abstract_eval(prim):
     def rule(ctx, x: ShapedArray, **params) -> ShapedArray:
         if _KIND[prim] == "sum" and x.dtype.kind == "b":
@@ -280,7 +280,8 @@ def _linear_in_first(prim):
 
 def _reduce_rules(prim, jvp, transpose=None) -> RuleSet:
     return RuleSet(primitive=prim, impl=_reduce_impl(prim),
-                   abstract_eval=_reduce_abstract_eval(prim), jvp=jvp, transpose=transpose, batching=_reduce_vmap(prim),
+                   abstract_eval=_reduce_abstract_eval(prim), jvp=jvp, transpose=transpose,
+                   batching=_reduce_vmap(prim),
                    lowering={"default": reduce_window_lowering(_KIND[prim], identity)})
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.lax as lax
-from plugax.extend import ShapeError
+from plugax.extend import MissingRuleError, ShapeError
 from plugax.testing import check_lowering, check_primitive, check_transpose, check_vmap
 from plugax_conv.windows import (reduce_window_max_p, reduce_window_min_p, reduce_window_sum_p,
                                  select_and_gather_add_p, select_and_scatter_add_p)
@@ -165,3 +165,50 @@ def test_cumulative_reductions_exist():
     x = np.arange(1.0, 6.0, dtype=np.float32)
     np.testing.assert_allclose(lax.cumsum(x), np.cumsum(x))
     np.testing.assert_allclose(lax.cummax(x[::-1]), np.maximum.accumulate(x[::-1]))
+
+
+def test_generic_reduce_window_derivatives_and_transformations():
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0.5, 1.5, (3, 5, 4)).astype(np.float32)
+
+    def prod_pool(a):   # a product window: no fast primitive, JAX's jvp rule
+        return lax.reduce_window(a, 1.0, lax.mul, (1, 2, 2), (1, 1, 2), [(0, 0), (1, 0), (0, 0)])
+    ran = check_primitive(prod_pool, x, rules=("abstract_eval", "jvp", "vmap", "vmap_jvp", "jit"),
+                          jvp_options={"rtol": 2e-2, "atol": 2e-2},
+                          vmap_options={"rtol": 1e-5, "atol": 1e-6})
+    assert list(ran) == ["abstract_eval", "jvp", "vmap", "vmap_jvp", "jit"]
+    # as in JAX, a generic body has forward mode only: grad names the missing rule
+    with pytest.raises(MissingRuleError, match="'reduce_window' has no transpose rule"):
+        plugax.grad(lambda a: prod_pool(a).sum())(x)
+    # the tangent of a window product, by the product rule in float64
+    t = rng.standard_normal(x.shape).astype(np.float32)
+    _, tangent = plugax.jvp(prod_pool, (x,), (t,))
+    xd, td = x.astype(np.float64), t.astype(np.float64)
+    ref = np.zeros(tangent.shape)
+    for b, i, j in itertools.product(*map(range, tangent.shape)):
+        taps = [(b, i - 1 + di, 2 * j + dj) for di in (0, 1) for dj in (0, 1)
+                if 0 <= i - 1 + di < 5]
+        ref[b, i, j] = sum(td[p] * np.prod([xd[q] for q in taps if q != p]) for p in taps)
+    np.testing.assert_allclose(tangent, ref, rtol=1e-5, atol=1e-6)
+
+
+def test_generic_reduce_window_over_a_pytree_argmax_pool():
+    """(value, index) pairs: the max of each window and where it is, one reduce_window."""
+    x = np.array([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]], np.float32)
+    idx = np.broadcast_to(np.arange(8, dtype=np.int32), x.shape)
+
+    def pick(a, b):
+        take_a = a[0] >= b[0]
+        return lax.select(take_a, a[0], b[0]), lax.select(take_a, a[1], b[1])
+
+    def argmax_pool(x, idx):
+        return lax.reduce_window((x, idx), (-np.inf, np.int32(-1)), pick, (1, 3), (1, 2),
+                                 "VALID")
+    for f in (argmax_pool, plugax.jit(argmax_pool)):
+        values, where = f(x, idx)
+        np.testing.assert_array_equal(values, [[4.0, 5.0, 9.0]])
+        np.testing.assert_array_equal(where, [[2, 4, 5]])
+    batched = plugax.vmap(argmax_pool, in_axes=(0, None))(np.stack([x, -x]), idx)
+    np.testing.assert_array_equal(batched[1], [[[2, 4, 5]], [[1, 3, 6]]])
+    with pytest.raises(TypeError, match="same structure"):
+        lax.reduce_window((x, idx), 0.0, pick, (1, 3), (1, 2), "VALID")
