@@ -74,8 +74,11 @@ def flatten_fun_aux(f: Callable, in_tree: tu.PyTreeDef) -> tuple[Callable, AuxOu
     def flat_fun(*args_flat: Any) -> list:
         out = f(*tu.tree_unflatten(in_tree, args_flat))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            got = (f"one array, {get_aval(out).str_short()}" if isinstance(out, (Array, Tracer))
+                   else f"a {type(out).__name__}" + (f" of length {len(out)}"
+                                                     if isinstance(out, (tuple, list)) else ""))
             raise TypeError("has_aux=True requires the function to return a pair (out, aux), "
-                            f"got {type(out).__name__}")
+                            f"got {got}")
         main, store.out_tree = tu.tree_flatten(out[0])
         aux, store.aux_tree = tu.tree_flatten(out[1])
         store.n_main = len(main)

@@ -1,9 +1,10 @@
 """The bad-input catalogue (issue 14, part 1): bad input gets an error, never a silent
 answer, and eager, jit, vmap and grad agree on it.
 
-The cases come from tables in `bad_input_cases.py` and `bad_input_transforms.py` (each unary/binary function x bad
-operands, each reduction x bad axes, each transformation x bad arguments, control-flow
-and pytree mismatches, non-numeric values, complex where real is required). Each case
+The cases come from tables in `bad_input_cases.py` and `bad_input_transforms.py`
+(each unary/binary function x bad operands, each reduction x bad axes, each
+transformation x bad arguments, control-flow and pytree mismatches, non-numeric
+values, complex where real is required). Each case
 asserts the exception class (JAX's: TypeError for dtypes, ValueError for axes and
 shapes) and a fragment of the message naming the mistake, in every mode that makes
 sense for it, and that the trace stack is clean afterwards. Where JAX defines a result
