@@ -53,7 +53,7 @@ def window_case(draw):
     shape = tuple(draw(st.integers(1, 5)) for _ in range(nd))
     dims = tuple(draw(st.integers(1, 3)) for _ in range(nd))
     strides = tuple(draw(st.integers(1, 2)) for _ in range(nd))
-    pads = tuple((draw(st.integers(0, 2)), draw(st.integers(-1, 1))) for _ in range(nd))
+    pads = tuple((draw(st.integers(0, 1)), draw(st.integers(-1, 1))) for _ in range(nd))
     bd = tuple(draw(st.integers(1, 2)) for _ in range(nd))
     wd = tuple(draw(st.integers(1, 2)) for _ in range(nd))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 16)))
@@ -63,7 +63,7 @@ def window_case(draw):
                    base_dilation=bd, window_dilation=wd)
 
 
-@settings(max_examples=10, deadline=None, derandomize=True)
+@settings(max_examples=16, deadline=None, derandomize=True)
 @given(window_case(), st.sampled_from(["sum", "max", "min"]))
 def test_reduce_window_rules(case, kind):
     x, params = case
