@@ -126,18 +126,89 @@ def slogdet(a: Any, *, method: Any = None) -> SlogdetResult:
     return SlogdetResult(sign, jnp.where(singular, -jnp.inf, logabs))
 
 
-def det(a: Any) -> Any:
-    """The determinant: the product of U's diagonal times the permutation's sign (a
-    product, not exp(logdet), so that a singular matrix has det 0 and a gradient)."""
+def _det_from_lu(a: Any) -> Any:
+    """The product of U's diagonal times the permutation's sign (a product, not
+    exp(logdet), so that a singular matrix has det exactly 0)."""
     jnp = _jnp()
-    a = inexact(a)
-    _square("det", a)
     lu_, pivots, _ = lu(a)
     diag = diag_part(lu_)
     k = pivots.shape[-1]
     swaps = jnp.sum(pivots != np.arange(k, dtype=np.int32), axis=-1)
     sign = (1 - 2 * (swaps % 2)).astype(diag.dtype)
     return sign * jnp.prod(diag, axis=-1)
+
+
+def cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
+    """(det(a), adj(a) @ b), well defined for singular a (adj(a) = det(a) inv(a) when a
+    is invertible): det's derivative, tr(adj(a) da), at every matrix.
+
+    With a[perm] = L U, adj(a) b = det(a) U^-1 L^-1 P b. U's last diagonal entry is the
+    only one that can vanish at rank n-1; replacing it by 1 / (det(a) / u_nn), and
+    scaling all but the last row of L^-1 P b by det(a), gives the same product without
+    dividing by zero. At rank < n-1 the adjugate is zero, detected as a non-finite
+    solve with the modified U (the approach of JAX's _cofactor_solve)."""
+    jnp = _jnp()
+    n = a.shape[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu_, pivots, perm = lu(a)
+    batch = np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2])
+    x = jnp.broadcast_to(b, batch + b.shape[-2:])
+    lu_ = jnp.broadcast_to(lu_, batch + lu_.shape[-2:])
+    perm = jnp.broadcast_to(perm, batch + (n,))
+    pivots = jnp.broadcast_to(pivots, batch + (n,))
+    swaps = jnp.sum(pivots != np.arange(n, dtype=np.int32), axis=-1)
+    sign = (1 - 2 * (swaps % 2)).astype(lu_.dtype)
+    partial = jnp.cumprod(diag_part(lu_), axis=-1) * sign[..., None]
+    corner = np.zeros((n, n), bool)
+    corner[-1, -1] = True
+    head = partial[..., -2]
+    nonzero = head != 0     # 1 / 0 = inf, as in JAX, without NumPy's warning
+    inv_head = jnp.where(nonzero, 1 / jnp.where(nonzero, head, jnp.ones((), head.dtype)),
+                         jnp.full((), np.inf, head.dtype))
+    lu_ = jnp.where(corner, inv_head[..., None, None], lu_)
+    probe = triangular_solve(lu_, jnp.ones(batch + (n,), lu_.dtype), left_side=True,
+                             lower=False)
+    bad = jnp.any(jnp.isnan(probe) | jnp.isinf(probe), axis=-1)[..., None, None]
+    zero = jnp.zeros((), x.dtype)
+    x = jnp.where(bad, zero, x)
+    x = mm(permutation_matrix(perm, lu_.dtype), x)
+    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
+                        axis=-2)
+    x = triangular_solve(lu_, x, left_side=True, lower=False)
+    return partial[..., -1], jnp.where(bad, zero, x)
+
+
+_det = None
+
+
+def _det_fn():
+    """det as a custom_jvp function (built on first use: plugax.custom_jvp is a kernel
+    name installed before plugins' front ends run)."""
+    global _det
+    if _det is None:
+        import plugax
+
+        @plugax.custom_jvp
+        def det_(a):
+            return _det_from_lu(a)
+
+        @det_.defjvp
+        def det_jvp(primals, tangents):
+            (x,), (g,) = primals, tangents
+            y, z = cofactor_solve(x, g)
+            return y, _jnp().sum(diag_part(z), axis=-1)
+        _det = det_
+    return _det
+
+
+def det(a: Any) -> Any:
+    """The determinant, with JAX's derivative tr(adj(a) da): finite (the cofactor
+    matrix) at singular matrices too, where differentiating through LU divides by 0."""
+    a = inexact(a)
+    _square("det", a)
+    return _det_fn()(a)
 
 
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:

@@ -157,6 +157,19 @@ def test_hessian_of_logdet_and_det():
         close(plugax.hessian(la.det)(x), fd, tol=1e-6)
 
 
+def test_det_gradient_is_the_cofactor_matrix_even_when_singular():
+    """JAX's det derivative: tr(adj(a) da), finite at rank n-1 (the cofactor matrix) and
+    zero at lower rank, where differentiating through LU would divide by zero."""
+    with x64():
+        m = np.arange(1.0, 10.0).reshape(3, 3)                  # rank 2
+        cof = np.array([[-3.0, 6, -3], [6, -12, 6], [-3, 6, -3]])
+        close(plugax.grad(la.det)(m), cof)
+        close(plugax.jit(plugax.grad(la.det))(m), cof)
+        close(plugax.grad(la.det)(np.ones((3, 3))), np.zeros((3, 3)))   # rank 1
+        close(plugax.vmap(plugax.grad(la.det))(A),
+              np.linalg.det(A)[:, None, None] * np.swapaxes(np.linalg.inv(A), 1, 2))
+
+
 def test_batched_and_vmapped_solve_agree():
     with x64():
         close(plugax.vmap(la.solve, in_axes=(0, 2))(A, np.moveaxis(B, 0, 2)),
