@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import numpy_api, sort
+from . import numpy_api, quantiles, setops, sort
 
 
 @hookimpl
@@ -28,4 +28,5 @@ def plugax_primitive_rules() -> list[RuleSet]:
 @hookimpl
 def plugax_frontend() -> dict:
     return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val, **numpy_api.LAX},
-            "numpy": {**numpy_api.NUMPY}}
+            "numpy": {**numpy_api.NUMPY, **quantiles.NUMPY,
+                      **setops.NUMPY}}

@@ -1,0 +1,165 @@
+"""plugax.numpy's order statistics: quantile, percentile, median and their nan-versions.
+
+All reduce to one computation: move the reduced axes to the end (flattened into
+one), sort, and read the sorted values at positions q * (n - 1). `n` is the
+axis length, or, for the nan-versions, the count of non-NaN values, which differs
+per row: NaNs sort last, so the first `count` sorted values are the valid ones.
+The interpolation methods are NumPy's (linear, lower, higher, midpoint, nearest),
+computed as JAX computes them, so the gradient flows to the one or two order
+statistics each result interpolates (what `grad(median)` gives in JAX).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from plugax.extend import default_float_dtype, get_aval, issubdtype_inexact, promote_dtypes
+
+from .numpy_api import asarray
+from .sort import sort as lax_sort
+
+__all__ = ["NUMPY", "quantile", "percentile", "median", "nanquantile", "nanpercentile",
+           "nanmedian"]
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for ax in axes:
+        if isinstance(ax, bool) or not isinstance(ax, (int, np.integer)):
+            raise TypeError(f"{name}: axis must be None, an int or a tuple of ints, "
+                            f"got {axis!r}")
+        if not -ndim <= ax < ndim:
+            raise ValueError(f"{name}: axis {ax} is out of bounds for an array of rank {ndim}")
+        out.append(int(ax) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return tuple(out)
+
+
+def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
+              skip_nans: bool, out: Any = None, overwrite_input: bool = False,
+              weights: Any = None) -> Any:
+    import plugax.numpy as pnp
+    import plugax.lax as lax
+    if out is not None:
+        raise NotImplementedError(f"plugax.numpy.{name}: the `out` argument is not supported "
+                                  f"(arrays are immutable); use the return value")
+    if weights is not None:
+        raise NotImplementedError(f"plugax.numpy.{name}: weights (JAX supports them only with "
+                                  f"method='inverted_cdf') are not supported")
+    if method not in _METHODS:
+        raise ValueError(f"{name}: method can only be one of {', '.join(map(repr, _METHODS))}; "
+                         f"got {method!r} (JAX's 'inverted_cdf' is not supported)")
+    x, q = asarray(a), asarray(q)
+    if get_aval(x).dtype.kind == "c":
+        raise ValueError("quantile does not support complex input, as the operation is "
+                         "poorly defined.")
+    x, q = promote_dtypes(name, x, q, category="inexact")   # JAX: promote_dtypes_inexact
+    dtype = get_aval(x).dtype
+    q_shape = get_aval(q).shape
+    if len(q_shape) > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q_shape}")
+    shape = get_aval(x).shape
+    axes = _axes(name, axis, len(shape))
+    kept = [d for d in range(len(shape)) if d not in axes]
+    batch = tuple(shape[d] for d in kept)
+    n = int(np.prod([shape[d] for d in axes], dtype=np.int64))
+    if n == 0:
+        raise ValueError(f"{name}: cannot take a quantile over zero elements (operand "
+                         f"{get_aval(x).str_short()}, axis={axis})")
+    rows = pnp.reshape(pnp.transpose(x, (*kept, *axes)), (*batch, n))
+    nans = pnp.isnan(rows)
+    srt = lax_sort(rows, dimension=len(batch))
+    qs = pnp.reshape(q, (-1,))                                  # (m,)
+    if skip_nans:
+        count = pnp.sum(~nans, axis=-1, keepdims=True).astype(dtype)   # (*batch, 1)
+        pos = qs * (count - 1)                                          # (*batch, m)
+        top = count - 1
+    else:
+        pos = pnp.broadcast_to(qs * (n - 1), (*batch, get_aval(qs).shape[0]))
+        top = n - 1
+    low_f, high_f = lax.floor(pos), lax.ceil(pos)
+    high_w = pos - low_f
+    low_w = 1 - high_w
+    low_i = pnp.clip(low_f, 0, top).astype(np.int32)
+    high_i = pnp.clip(high_f, 0, top).astype(np.int32)
+    low_v = pnp.take_along_axis(srt, low_i, axis=-1)
+    high_v = pnp.take_along_axis(srt, high_i, axis=-1)
+    if method == "linear":
+        res = low_v * low_w + high_v * high_w
+    elif method == "lower":
+        res = low_v
+    elif method == "higher":
+        res = high_v
+    elif method == "nearest":
+        res = pnp.where(high_w <= 0.5, low_v, high_v)
+    else:
+        res = (low_v + high_v) * 0.5
+    if not skip_nans:
+        res = pnp.where(pnp.any(nans, axis=-1, keepdims=True), np.nan, res)
+    # (*batch, m) -> q_shape + batch (+ the reduced axes as ones)
+    res = pnp.moveaxis(res, -1, 0)
+    out_batch = tuple(1 if d in axes else shape[d] for d in range(len(shape))) if keepdims \
+        else batch
+    return pnp.reshape(res, (*q_shape, *out_batch))
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+             method: str = "linear", keepdims: bool = False, *, weights: Any = None) -> Any:
+    """numpy.quantile (q in [0, 1], a scalar or 1-D; the q axis comes first)."""
+    return _quantile("quantile", a, q, axis, method, keepdims, False, out, overwrite_input,
+                     weights)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: None = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights: Any = None) -> Any:
+    """numpy.nanquantile: quantile ignoring NaNs (NaN where a row is all NaN)."""
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True, out, overwrite_input,
+                     weights)
+
+
+def _percent(q: Any) -> Any:
+    import plugax.numpy as pnp
+    q = asarray(q)
+    if not issubdtype_inexact(get_aval(q).dtype):
+        q = q.astype(default_float_dtype())
+    return pnp.true_divide(q, 100.0)
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: None = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, weights: Any = None) -> Any:
+    """numpy.percentile: quantile with q in [0, 100]."""
+    return _quantile("percentile", a, _percent(q), axis, method, keepdims, False, out,
+                     overwrite_input, weights)
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: None = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None) -> Any:
+    """numpy.nanpercentile: nanquantile with q in [0, 100]."""
+    return _quantile("nanpercentile", a, _percent(q), axis, method, keepdims, True, out,
+                     overwrite_input, weights)
+
+
+def median(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """numpy.median: the middle value, or the mean of the two middle ones."""
+    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, False, out)
+
+
+def nanmedian(a: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """numpy.nanmedian: median ignoring NaNs."""
+    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, True, out)
+
+
+NUMPY = {f.__name__: f for f in (quantile, percentile, median, nanquantile, nanpercentile,
+                                 nanmedian)}
