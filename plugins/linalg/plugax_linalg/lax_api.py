@@ -97,5 +97,16 @@ def svd(x: Any, *, full_matrices: bool = True, compute_uv: bool = True,
     return u, s, vt
 
 
-LAX_LINALG = {"cholesky": cholesky, "triangular_solve": triangular_solve, "lu": lu, "qr": qr,
+def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
+    """The permutation that LAPACK-style row swaps `pivots` make of range(size)."""
+    from .lowering import permutation_from_pivots
+    import plugax.numpy as jnp
+    pivots = jnp.asarray(pivots).astype(np.int32)
+    if permutation_size < pivots.shape[-1]:
+        raise ValueError(f"lu_pivots_to_permutation: permutation_size {permutation_size} is "
+                         f"smaller than the {pivots.shape[-1]} pivots")
+    return permutation_from_pivots(pivots, int(permutation_size))
+
+
+LAX_LINALG = {"lu_pivots_to_permutation": lu_pivots_to_permutation, "cholesky": cholesky, "triangular_solve": triangular_solve, "lu": lu, "qr": qr,
               "eigh": eigh, "svd": svd}

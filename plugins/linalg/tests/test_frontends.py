@@ -108,6 +108,10 @@ def test_lax_linalg_namespace():
     with x64():
         close(L.triangular_solve(S[0], V, left_side=True, lower=True),
               np.linalg.solve(np.tril(S[0]), V))
+        _, pivots, perm = L.lu(A)
+        np.testing.assert_array_equal(L.lu_pivots_to_permutation(pivots, 4), perm)
+        np.testing.assert_array_equal(
+            L.lu_pivots_to_permutation(np.array([2, 2, 2], np.int32), 4), [2, 0, 1, 3])
 
 
 # --- derivatives ----------------------------------------------------------------------------
