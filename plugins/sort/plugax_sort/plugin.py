@@ -30,3 +30,9 @@ def plugax_frontend() -> dict:
     return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val, **numpy_api.LAX},
             "numpy": {**numpy_api.NUMPY, **quantiles.NUMPY,
                       **setops.NUMPY}}
+
+
+@hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()
