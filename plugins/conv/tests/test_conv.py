@@ -193,3 +193,30 @@ def test_front_end_errors():
         lax.conv_general_dilated(x, x, (1,), "SAME", lhs_dilation=(2,))
     with pytest.raises(ValueError, match="unknown precision"):
         lax.conv_general_dilated(x, x, (1,), "SAME", precision="fast-ish")
+
+
+def test_transposes_with_preferred_element_type_and_groups():
+    rng = np.random.default_rng(5)
+    for G, B in ((2, 1), (1, 2)):
+        x = rng.standard_normal((2 * B, 4, 5)).astype(np.float32)     # NCH
+        w = rng.standard_normal((4, 4 // G, 3)).astype(np.float32)    # OIH
+        params = _params(x, w, dict(window_strides=(2,), padding=((1, 2),), lhs_dilation=(1,),
+                                    rhs_dilation=(2,), dimension_numbers=None,
+                                    feature_group_count=G, batch_group_count=B))
+        params["preferred_element_type"] = np.dtype(np.float64)
+        assert conv_general_dilated_p.bind(x, w, **params).dtype == np.float64
+        for i in (0, 1):
+            check_transpose(conv_general_dilated_p, x, w, linear_argnums=i, **params)
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_and_correlate_through_the_kit(mode):
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal(9).astype(np.float32)
+    v = rng.standard_normal(4).astype(np.float32)
+    for fn in (plugax.numpy.convolve, plugax.numpy.correlate):
+        np.testing.assert_allclose(fn(a, v, mode), getattr(np, fn.__name__)(a, v, mode),
+                                   rtol=1e-5, atol=1e-6)
+        check_primitive(lambda a, v: fn(a, v, mode), a, v,
+                        jvp_options={"rtol": 2e-2, "atol": 2e-2},
+                        vmap_options={"rtol": 1e-5, "atol": 1e-6})
