@@ -3,11 +3,12 @@ installed) in float64, NumPy's batching and broadcasting, derivatives against
 finite differences (first and second order), and jit against eager."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.numpy as jnp
 import plugax.scipy.linalg as psl
-from plugax.testing import x64
+from plugax.testing import check_primitive, x64
 
 la = jnp.linalg
 
@@ -199,3 +200,31 @@ def test_errors_name_the_function():
         la.norm(np.ones((2, 2)), "bad")
     with pytest.raises(ValueError, match="trans must be"):
         psl.solve_triangular(np.eye(2), np.ones(2), trans=5)
+
+
+# --- shapes drawn by hypothesis; the kit's second-order check ------------------------------
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(st.lists(st.integers(1, 3), max_size=2), st.lists(st.integers(1, 3), max_size=2),
+       st.integers(1, 4), st.integers(1, 3))
+def test_solve_det_inv_broadcast_like_numpy(a_batch, b_batch, n, k):
+    a_batch, b_batch = tuple(a_batch), tuple(b_batch)
+    try:
+        np.broadcast_shapes(a_batch, b_batch)
+    except ValueError:
+        return
+    with x64():
+        a = normal(*a_batch, n, n, seed=n) + 2 * n * np.eye(n)
+        b = normal(*b_batch, n, k, seed=k)
+        close(la.solve(a, b), np.linalg.solve(a, b))
+        close(la.det(a), np.linalg.det(a))
+        close(la.inv(a), np.linalg.inv(a))
+        close(plugax.jit(la.solve)(a, b), np.linalg.solve(a, b))
+
+
+@pytest.mark.parametrize("name,f", [("solve", lambda x: la.solve(x, B[0])),
+                                    ("logdet", lambda x: la.slogdet(x)[1]),
+                                    ("inv", la.inv)], ids=["solve", "logdet", "inv"])
+def test_second_order_against_finite_differences(name, f):
+    with x64():
+        ran = check_primitive(f, A[0], rules=("jvp", "second_order"))
+    assert "second_order" in ran
