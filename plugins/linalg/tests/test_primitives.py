@@ -162,7 +162,7 @@ def test_vmap_triangular_solve(a_axis, b_axis):
 
 
 # --- shapes, failures and errors ---------------------------------------------------------
-@settings(max_examples=12, deadline=None, derandomize=True)
+@settings(max_examples=8, deadline=None, derandomize=True)
 @given(st.integers(0, 2), st.integers(1, 4), st.integers(1, 4), st.booleans())
 def test_factorisations_any_shape(nbatch, m, n, full):
     with x64():
