@@ -5,7 +5,7 @@ Each rule emits one custom call in JAX's form (column-major layouts, the input
 aliased to the factor) and then the same post-processing JAX does, written with
 plugax's own primitives and lowered inline: NaNs where LAPACK reports a failure
 (`info`), the triangle a factor is defined on, 0-based pivots and the permutation
-they encode. So jit gives what the eager impl gives, bit for bit in the factors'
+they encode. So jit gives what the eager impl gives, to rounding, in the factors'
 defined entries. Other platforms: a LoweringRuleError naming the primitive.
 """
 from __future__ import annotations
