@@ -183,6 +183,10 @@ class _LazyOutDims:
         if isinstance(prefix, list):
             prefix = tuple(prefix)
         axes = tu.flatten_prefix(prefix, tree, "vmap out_axes")
+        for a in axes:
+            if a is not None and (not isinstance(a, (int, np.integer)) or isinstance(a, bool)):
+                raise TypeError(f"vmap out_axes must be an int or None (or a tree of them), "
+                                f"got {a!r}")
         return iter(axes)
 
 

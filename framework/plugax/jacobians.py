@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import dtypes
 from . import tree_util as tu
 from .api import argnums_partial, as_arrays, jvp, vmap
 from .autodiff import vjp
@@ -90,6 +91,17 @@ def _check_float_inputs(leaves: list, name: str) -> None:
                             f"or jvp instead{hint}.")
 
 
+def _check_float_outputs(leaves: list, name: str) -> None:
+    """Reverse mode pulls back a basis of the outputs: an integer output has none (it
+    failed deep inside, building a float0 basis), as JAX refuses."""
+    for y in leaves:
+        dtype = get_aval(y).dtype
+        if not dtypes.is_float(dtype):
+            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype.name}. For "
+                            f"holomorphic or integer outputs, use vjp directly.")
+
+
 def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str,
                          allow_int: bool = False) -> tuple:
     """`f` as a function of the arguments at `nums` only, those arguments (as Arrays
@@ -146,6 +158,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         else:
             y, pullback = vjp(f_partial, *dyn)
         y_leaves, y_tree = tu.tree_flatten(y)
+        _check_float_outputs(y_leaves, "jacrev")
         pull = lambda *cts: pullback(tu.tree_unflatten(y_tree, list(cts)))
         # per input leaf: (N,) + in.shape, N the outputs' total size
         cts_in = tu.tree_leaves(vmap(pull)(*_stacked_basis(y_leaves)))

@@ -321,6 +321,24 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
         ("pnp.take with a float index", lambda a: pnp.take(a, 1.5), (_x(),), TypeError,
          "indices must be integers"),
     ]
+    more += [
+        ("jacrev of an integer output", lambda a: px.jacrev(lambda x: x.astype(I32))(a),
+         (_x(),), TypeError, ("jacrev requires real-valued outputs", "got int32")),
+        ("hessian of an integer output",
+         lambda a: px.hessian(lambda x: pnp.sum(x).astype(I32))(a), (_x(),), TypeError,
+         "requires real-valued outputs"),
+        ("jit donate_argnums beyond the parameters",
+         lambda a: px.jit(sq, donate_argnums=3)(a), (_x(),), ValueError,
+         "has donate_argnums=(3,), but only accepts 1 positional argument"),
+        ("vmap out_axes a float", lambda a: px.vmap(sq, out_axes=0.5)(a), (_x(),), TypeError,
+         "vmap out_axes must be an int or None"),
+        ("pnp.round with float decimals", lambda a: pnp.round(a, 1.5), (_x(),), TypeError,
+         "round: decimals must be an int, got 1.5"),
+    ]
+    for name in ["cumsum", "cumprod", "cummax", "cummin"]:
+        f = getattr(lax, name)
+        more.append((f"lax.{name}(axis=1) of rank 1", lambda a, f=f: f(a, axis=1), (_x(),),
+                     ValueError, f"lax.{name}: axis 1 is out of bounds for an operand f32[3]"))
     for name, fn, args, error, fragment in more:
         add(Case(name, fn, args, error, fragment))
     add(Case("pnp.asarray of a ragged list", lambda: pnp.asarray([[1, 2], [3]]), (),

@@ -323,6 +323,9 @@ def _log_base(name: str, base: float) -> Callable:
 
 def round(a: Any, decimals: int = 0) -> Any:
     """Round half to even at `decimals` digits; integers are returned as they are."""
+    if not isinstance(decimals, (int, np.integer)) or isinstance(decimals, bool):
+        # 10.0 ** 1.5 would scale by a non-power of ten: a silently wrong rounding
+        raise TypeError(f"round: decimals must be an int, got {decimals!r}")
     x, = promote_dtypes("round", a)
     if _dtype(x).kind == "c":   # refused by the primitive (never returned unrounded)
         return L.round_p.bind(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN)

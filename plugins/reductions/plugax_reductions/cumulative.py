@@ -129,8 +129,14 @@ RULES = [
 
 def _lax_cumulative(prim: Primitive) -> Callable:
     def cumulative(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-        ndim = get_aval(operand).ndim
-        axis = int(axis) + ndim if -ndim <= int(axis) < 0 else int(axis)
+        aval = get_aval(operand)
+        ndim = aval.ndim
+        if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+            raise TypeError(f"lax.{prim.name}: axis must be an int, got {axis!r}")
+        if not -ndim <= axis < ndim:   # checked here: under vmap the primitive sees axis+1
+            raise ValueError(f"lax.{prim.name}: axis {axis} is out of bounds for an operand "
+                             f"{aval.str_short()} (rank {ndim})")
+        axis = int(axis) % ndim
         return bind(prim, operand, axis=axis, reverse=bool(reverse))
     cumulative.__name__ = prim.name
     cumulative.__doc__ = f"lax.{prim.name}: running {prim.name[3:]} along `axis`."

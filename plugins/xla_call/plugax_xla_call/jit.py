@@ -149,7 +149,8 @@ class JitFunction:
         self.static_argnames = tuple(static_argnames)
         self.donate_argnums = tuple(donate_argnums)
         self.name = getattr(fun, "__name__", type(fun).__name__)
-        _check_static_argnums(fun, self.name, self.static_argnums, self.static_argnames)
+        _check_static_argnums(fun, self.name, self.static_argnums, self.static_argnames,
+                              self.donate_argnums)
         self._caches = _shared_cache(fun)   # (x64 off, x64 on)
         self._lock = threading.Lock()
         self._simple = not self.static_argnums and not self.static_argnames
@@ -320,7 +321,7 @@ def _shared_cache(fun: Callable) -> tuple[OrderedDict, OrderedDict]:
 
 
 def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple,
-                          static_argnames: tuple = ()) -> None:
+                          static_argnames: tuple = (), donate_argnums: tuple = ()) -> None:
     """A static_argnums entry beyond the function's positional parameters, or a
     static_argnames entry naming no parameter, can never apply: a mistake (usually a
     typo), refused when jit is applied (as JAX does), not ignored."""
@@ -340,9 +341,10 @@ def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple,
         return
     n = sum(p.kind in (inspect.Parameter.POSITIONAL_ONLY,
                        inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params)
-    if any(not -n <= i < n for i in static_argnums):
-        raise ValueError(f"jitted function {name!r} has static_argnums={static_argnums}, "
-                         f"but only accepts {n} positional argument{'s' if n != 1 else ''}")
+    for what, nums in (("static_argnums", static_argnums), ("donate_argnums", donate_argnums)):
+        if any(not -n <= i < n for i in nums):
+            raise ValueError(f"jitted function {name!r} has {what}={nums}, but only "
+                             f"accepts {n} positional argument{'s' if n != 1 else ''}")
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
