@@ -220,3 +220,14 @@ def test_convolve_and_correlate_through_the_kit(mode):
         check_primitive(lambda a, v: fn(a, v, mode), a, v,
                         jvp_options={"rtol": 2e-2, "atol": 2e-2},
                         vmap_options={"rtol": 1e-5, "atol": 1e-6})
+
+
+def test_dtype_matrix():
+    """Every dtype convolves (booleans as any(and), as in JAX); mixed dtypes are refused."""
+    from plugax.testing import DTYPES, check_dtype_matrix
+    x = np.ones((1, 2, 5), np.float32)
+    w = np.ones((3, 2, 2), np.float32)
+    params = _params(x, w, dict(window_strides=(1,), padding=((0, 0),), lhs_dilation=(1,),
+                                rhs_dilation=(1,), dimension_numbers=None,
+                                feature_group_count=1, batch_group_count=1))
+    check_dtype_matrix(conv_general_dilated_p, x, w, accepted=set(DTYPES), **params)

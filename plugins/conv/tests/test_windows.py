@@ -212,3 +212,15 @@ def test_generic_reduce_window_over_a_pytree_argmax_pool():
     np.testing.assert_array_equal(batched[1], [[[2, 4, 5]], [[1, 3, 6]]])
     with pytest.raises(TypeError, match="same structure"):
         lax.reduce_window((x, idx), 0.0, pick, (1, 3), (1, 2), "VALID")
+
+
+def test_dtype_matrix():
+    """As in JAX: windows of every dtype, except that a sum of booleans is refused."""
+    from plugax.testing import DTYPES, check_dtype_matrix
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    p = dict(window_dimensions=(2, 2), window_strides=(1, 1), padding=((0, 0), (1, 0)),
+             base_dilation=(1, 1), window_dilation=(1, 1))
+    check_dtype_matrix(reduce_window_sum_p, x, accepted=set(DTYPES) - {"bool"}, **p)
+    for prim in (reduce_window_max_p, reduce_window_min_p):
+        check_dtype_matrix(prim, x, accepted=set(DTYPES), **p)
+        assert np.asarray(prim.bind(x.astype(np.int8), **p)).dtype == np.int8
