@@ -393,5 +393,9 @@ def make_defined(pnp: Any, lax: Any) -> list[tuple]:
         ("take out of range fills NaN", lambda a: pnp.take(a, np.array([1, 9])), w),
         ("take mode=clip", lambda a: pnp.take(a, np.array([-9, 9]), mode="clip"), w),
         ("an integer array index out of range clamps", lambda a: a[np.array([7, -9])], w),
+        ("a static index past the end clamps", lambda a: a[7], w),
+        ("a static index below the start clamps", lambda a: a[-9], w),
+        ("a slice past the end stops at the end", lambda a: a[3:10], w),
+        ("dynamic_index_in_dim past the end", lambda a: lax.dynamic_slice(a, (9,), (1,)), w),
     ]
     return rows

@@ -134,6 +134,10 @@ JAX_VALUES = {
     'take out of range fills NaN': ([1.0, nan], 'float32'),
     'take mode=clip': ([0.0, 4.0], 'float32'),
     'an integer array index out of range clamps': ([4.0, 0.0], 'float32'),
+    'a static index past the end clamps': (4.0, 'float32'),
+    'a static index below the start clamps': (0.0, 'float32'),
+    'a slice past the end stops at the end': ([3.0, 4.0], 'float32'),
+    'dynamic_index_in_dim past the end': ([4.0], 'float32'),
 }
 
 
