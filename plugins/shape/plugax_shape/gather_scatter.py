@@ -24,9 +24,8 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from plugax.extend import (Array, Primitive, RuleSet, ShapedArray, Zero, bdim_at_front, bind,
-                           checked_impl, instantiate, is_undefined_primal, linear_jvp,
-                           shape_error)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front, bind,
+                           checked_impl, linear_jvp, shape_error)
 
 from ._common import index_dtype_ok, lowering_of, zeros
 
@@ -297,6 +296,6 @@ LAX = {"GatherDimensionNumbers": GatherDimensionNumbers,
        "ScatterDimensionNumbers": ScatterDimensionNumbers,
        "GatherScatterMode": GatherScatterMode}
 
-__all__ = ["gather", "gather_p", "GatherDimensionNumbers", "ScatterDimensionNumbers",
-           "GatherScatterMode", "default_fill_value", "Array", "instantiate",
-           "is_undefined_primal"]
+__all__ = ["gather", "gather_p", "scatter_p", "scatter_add_p", "scatter_mul_p", "scatter_min_p",
+           "scatter_max_p", "GatherDimensionNumbers", "ScatterDimensionNumbers",
+           "GatherScatterMode", "default_fill_value", "fill_param", "zeros"]

@@ -14,12 +14,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from plugax.extend import (Array, Primitive, RuleContext, Tracer, UndefPrimal, broadcast_in_dim_p,
-                           get_aval, rule_kinds, transpose_p)
+                           get_aval, rule_kinds)
 
-from . import advanced, indexing, slicing, structural
+from . import advanced, slicing, structural
 from ._common import normalized_indices
-from .numpy_api import (_convert, asarray, broadcast_to, default_fill_value,
-                        extend_axis, full_like, redirect_out_of_bounds, zeros_like)
+from .numpy_api import (_convert, asarray, broadcast_to, extend_axis, redirect_out_of_bounds,
+                        zeros_like)
 
 _TRANSPOSE_CTX = RuleContext("transpose")
 

@@ -22,7 +22,7 @@ from plugax.extend import (Array, RuleSet, ShapedArray, Zero, bdim_at_front, bin
 
 from ._common import index_dtype_ok, lowering_of, zeros
 from .gather_scatter import (GatherScatterMode, ScatterDimensionNumbers, _scatter_slice_sizes,
-                             _shift, _to_gather_dnums, _tup, _window_index, _window_starts,
+                             _shift, _to_gather_dnums, _window_index, _window_starts,
                              gather_p, scatter_add_p, scatter_dnums, scatter_max_p,
                              scatter_min_p, scatter_mul_p, scatter_p)
 
@@ -315,4 +315,3 @@ scatter_max = _scatter_front(scatter_max_p)
 
 LAX = {"scatter": scatter, "scatter_mul": scatter_mul, "scatter_min": scatter_min,
        "scatter_max": scatter_max}
-_ = _tup
