@@ -134,16 +134,48 @@ def _gamma_body(data: Any, a: Any, shape: tuple, dtype: np.dtype, log_space: boo
     if size == 0:
         return jnp.zeros(shape, dtype)
     keys = _split_key(data, size)
-    samples = lax.map(lambda ka: _gamma_one(ka[0], ka[1], log_space),
-                      (keys, jnp.reshape(a, (size,))))
+    samples = _flat_sampler(log_space)(keys, jnp.reshape(a, (size,)))
     return jnp.reshape(samples, shape)
+
+
+_SAMPLERS: dict = {}
+
+
+def _flat_sampler(log_space: bool) -> Any:
+    """Gamma samples for flat (keys, alphas), with JAX's implicit-reparameterisation
+    derivative in alpha as a custom_jvp (the rejection loops themselves have none).
+    Built on first use: `plugax.custom_jvp` does not exist yet while plugins import."""
+    if log_space not in _SAMPLERS:
+        import plugax
+
+        from .gamma_grad import gamma_sample_grad
+
+        def sample(keys: Any, alphas: Any) -> Any:
+            return lax.map(lambda ka: _gamma_one(ka[0], ka[1], log_space), (keys, alphas))
+        sample = plugax.custom_jvp(sample)
+
+        @sample.defjvp
+        def sample_jvp(primals: Any, tangents: Any) -> Any:
+            keys, alphas = primals
+            a_dot = tangents[1]
+            x = sample(keys, alphas)
+            if log_space:   # d log x / da = (dx/da) / x, x floored at tiny as in JAX
+                ex = jnp.exp(x)
+                ex = jnp.where(ex == 0, np.array(np.finfo(ex.dtype).tiny, ex.dtype), ex)
+                g = gamma_sample_grad(alphas, ex) / ex
+            else:
+                g = gamma_sample_grad(alphas, x)
+            return x, a_dot * g
+        _SAMPLERS[log_space] = sample
+    return _SAMPLERS[log_space]
 
 
 _gamma_jit = jitted("shape", "dtype", "log_space")(_gamma_body)
 
 
 def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
-    """Gamma(a, 1) samples (Marsaglia-Tsang, as JAX). Not differentiable in `a` yet."""
+    """Gamma(a, 1) samples (Marsaglia-Tsang, as JAX), differentiable in `a` by implicit
+    reparameterisation (dx/da at fixed CDF value, as JAX)."""
     dtype = float_dtype("gamma", dtype)
     shape = _broadcast_shape("gamma", shape, a)
     return _gamma_jit(key_of("gamma", key), a, shape=shape, dtype=dtype, log_space=False)
