@@ -11,7 +11,7 @@ import pytest
 import plugax as jax
 import plugax.numpy as jnp
 from plugax.scipy.linalg import cho_solve, solve_triangular
-from plugax.testing import x64
+from plugax.testing import numeric_grad, x64
 
 
 # --- the programs (JAX code) -----------------------------------------------------------------
@@ -78,15 +78,6 @@ def np_lqr_cost(A, B, Q, R, x0, horizon=8):
     return x0 @ P @ x0
 
 
-def central_difference(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-3, 3, (12, 1))
 Y = np.sin(X[:, 0]) + 0.1 * RNG.standard_normal(12)
@@ -99,7 +90,7 @@ def test_gaussian_process_regression():
         nll = jax.jit(gp_neg_log_marginal_likelihood)(params, X, Y)
         np.testing.assert_allclose(nll, np_gp_nll(params, X, Y), rtol=1e-10)
         grad = jax.jit(jax.grad(gp_neg_log_marginal_likelihood))(params, X, Y)
-        np.testing.assert_allclose(grad, central_difference(
+        np.testing.assert_allclose(grad, numeric_grad(
             lambda p: np_gp_nll(p, X, Y), params), rtol=1e-6, atol=1e-8)
         mean, var = gp_predict(params, X, Y, X_STAR)
         ls, v0, noise = np.exp(params)
@@ -126,8 +117,7 @@ def test_kernel_ridge_regression():
         np_loss = lambda lam: float(np.sum((sq(X_STAR, X) @ np.linalg.solve(  # noqa: E731
             sq(X, X) + np.exp(lam) * np.eye(12), Y)) ** 2))
         np.testing.assert_allclose(jax.grad(loss)(np.log(0.1)),
-                                   (np_loss(np.log(0.1) + 1e-6) - np_loss(np.log(0.1) - 1e-6))
-                                   / 2e-6, rtol=1e-6)
+                                   numeric_grad(np_loss, np.log(0.1)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("use_jit", [False, True])
@@ -140,7 +130,7 @@ def test_lqr_riccati_recursion(use_jit):
         np.testing.assert_allclose(cost(A, B, Q, R, x0), np_lqr_cost(A, B, Q, R, x0),
                                    rtol=1e-12)
         dA, dB = jax.grad(lqr_cost, argnums=(0, 1))(A, B, Q, R, x0)
-        np.testing.assert_allclose(dA, central_difference(
+        np.testing.assert_allclose(dA, numeric_grad(
             lambda a: np_lqr_cost(a, B, Q, R, x0), A), rtol=1e-6, atol=1e-8)
-        np.testing.assert_allclose(dB, central_difference(
+        np.testing.assert_allclose(dB, numeric_grad(
             lambda b: np_lqr_cost(A, b, Q, R, x0), B), rtol=1e-6, atol=1e-8)
