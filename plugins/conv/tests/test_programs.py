@@ -13,8 +13,8 @@ from plugax.testing import x64
 # --- program 1: a small CNN in the style of jax.example_libraries.stax -----------------------
 def conv_init(rng, in_ch, out_ch, k=3):
     fan_in = in_ch * k * k
-    w = rng.standard_normal((k, k, in_ch, out_ch)).astype(np.float32) * np.sqrt(2.0 / fan_in)
-    return jnp.asarray(w), jnp.zeros((out_ch,))
+    w = (rng.standard_normal((k, k, in_ch, out_ch)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+    return jnp.asarray(w), jnp.zeros((out_ch,), jnp.float32)
 
 
 def conv_apply(params, x, strides=(1, 1), padding="SAME"):
@@ -39,7 +39,7 @@ def init_params(seed, n_classes=3):
     rng = np.random.default_rng(seed)
     dense_w = jnp.asarray(rng.standard_normal((2 * 2 * 6, n_classes)).astype(np.float32) * 0.1)
     return {"conv1": conv_init(rng, 1, 4), "conv2": conv_init(rng, 4, 6),
-            "dense": (dense_w, jnp.zeros((n_classes,)))}
+            "dense": (dense_w, jnp.zeros((n_classes,), jnp.float32))}
 
 
 def predict(params, images):
