@@ -91,6 +91,41 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
     return _take_first(vals, k, axis), _take_first(idx, k, axis)
 
 
+def _approx_k(name: str, operand: Any, k: int, reduction_dimension: int, largest: bool,
+              aggregate_to_topk: bool) -> tuple[Any, Any]:
+    x = asarray(operand)
+    aval = get_aval(x)
+    axis = canonical_axis(name, reduction_dimension, aval.ndim)
+    if not 0 <= int(k) <= aval.shape[axis]:
+        raise ValueError(f"{name}: k must be in [0, {aval.shape[axis]}] (the size of the "
+                         f"reduction dimension of {aval.str_short()}), got k={k}")
+    if not aggregate_to_topk:
+        raise NotImplementedError(f"{name}: aggregate_to_topk=False (a TPU partial "
+                                  f"reduction) is not supported; the result is exact")
+    if largest:
+        vals, idx = _descending_with_indices(x, axis, np.int32)
+    else:
+        vals, idx = sort_key_val(x, _iota(np.int32, aval.shape, axis), dimension=axis)
+    return _take_first(vals, int(k), axis), _take_first(idx, int(k), axis)
+
+
+def approx_max_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Any, Any]:
+    """lax.approx_max_k, computed exactly (as JAX does on CPU): top_k along
+    `reduction_dimension`; `recall_target` only matters on TPU."""
+    return _approx_k("approx_max_k", operand, k, reduction_dimension, True, aggregate_to_topk)
+
+
+def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1,
+                 recall_target: float = 0.95, reduction_input_size_override: int = -1,
+                 aggregate_to_topk: bool = True) -> tuple[Any, Any]:
+    """lax.approx_min_k, computed exactly: the k smallest along `reduction_dimension`,
+    smallest first, equal values lowest index first, NaNs last."""
+    return _approx_k("approx_min_k", operand, k, reduction_dimension, False,
+                     aggregate_to_topk)
+
+
 def _take_first(x: Any, k: int, axis: int) -> Any:
     import plugax.lax as lax
     shape = get_aval(x).shape
@@ -251,6 +286,6 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
     return pnp.where(edges[-1] >= edges[0], increasing, decreasing)
 
 
-LAX = {"top_k": top_k}
+LAX = {"top_k": top_k, "approx_max_k": approx_max_k, "approx_min_k": approx_min_k}
 NUMPY = {f.__name__: f for f in (sort, argsort, lexsort, partition, argpartition, searchsorted,
                                  digitize)}

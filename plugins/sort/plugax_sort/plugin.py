@@ -33,6 +33,14 @@ def plugax_frontend() -> dict:
 
 
 @hookimpl
+def plugax_array_methods() -> dict:
+    """The sorting methods jax.Array has: x.sort(), x.argsort(), x.searchsorted(v),
+    x.argpartition(kth)."""
+    return {name: numpy_api.NUMPY[name] for name in ("sort", "argsort", "searchsorted",
+                                                      "argpartition")}
+
+
+@hookimpl
 def plugax_test_cases() -> list:
     from .cases import cases  # imports plugax.testing: only when a test suite asks
     return cases()

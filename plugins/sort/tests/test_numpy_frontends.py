@@ -176,6 +176,20 @@ def test_top_k():
         np.testing.assert_array_equal(batched[1][i], lax.top_k(x[i], 3)[1])
 
 
+def test_approx_max_and_min_k_are_exact():
+    x = np.array([[3.0, 1.0, 2.0, 1.0, np.nan, -np.inf]], np.float32)
+    for f in (lambda v: lax.approx_max_k(v, 3), plugax.jit(lambda v: lax.approx_max_k(v, 3))):
+        vals, idx = f(x)
+        np.testing.assert_array_equal(idx, [[4, 0, 2]])
+        np.testing.assert_array_equal(vals, [[np.nan, 3.0, 2.0]])
+    for f in (lambda v: lax.approx_min_k(v, 3), plugax.jit(lambda v: lax.approx_min_k(v, 3))):
+        vals, idx = f(x)
+        np.testing.assert_array_equal(idx, [[5, 1, 3]])           # ties: lower index first
+        np.testing.assert_array_equal(vals, [[-np.inf, 1.0, 1.0]])
+    vals, idx = lax.approx_min_k(x.T, 2, reduction_dimension=0)
+    np.testing.assert_array_equal(idx, [[5], [1]])
+
+
 @pytest.mark.parametrize("kth", [0, 2, -1])
 def test_partition_and_argpartition(kth):
     for x in (TIES, NORMAL, INTS):
@@ -190,6 +204,17 @@ def test_partition_and_argpartition(kth):
             np.testing.assert_array_equal(np.sort(p, 1), np.sort(x, 1))
             np.testing.assert_array_equal(np.sort(ip, 1), np.tile(np.arange(x.shape[1]),
                                                                   (x.shape[0], 1)))
+
+
+def test_array_methods():
+    x = pnp.asarray(TIES)
+    np.testing.assert_array_equal(x.sort(axis=0), np.sort(TIES, axis=0))
+    np.testing.assert_array_equal(x.argsort(descending=True), pnp.argsort(x, descending=True))
+    np.testing.assert_array_equal(pnp.sort(x[0]).searchsorted(1.0),
+                                  np.searchsorted(np.sort(TIES[0]), 1.0))
+    kth = np.asarray(x.argpartition(2))
+    np.testing.assert_array_equal(np.take_along_axis(TIES, kth, 1)[:, 2], np.sort(TIES)[:, 2])
+    assert plugax.jit(lambda v: v.sort())(x).shape == TIES.shape
 
 
 def test_unique_needs_size_under_jit():
