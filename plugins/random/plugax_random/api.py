@@ -1,7 +1,7 @@
 """The `plugax.random` namespace: JAX's names, in JAX's order of arguments."""
 from __future__ import annotations
 
-from . import composite, keys, permutation, samplers
+from . import composite, keys, more, permutation, samplers
 
 RANDOM = {
     "key": keys.key, "PRNGKey": keys.PRNGKey, "key_data": keys.key_data,
@@ -9,4 +9,5 @@ RANDOM = {
     "fold_in": keys.fold_in, "bits": keys.bits, "permutation": permutation.permutation,
     **{name: getattr(samplers, name) for name in samplers.__all__ if name != "erf_inv32"},
     **{name: getattr(composite, name) for name in composite.__all__},
+    **{name: getattr(more, name) for name in more.__all__},
 }

@@ -4,8 +4,9 @@
 running each entry of `CASES` with `jax.random` in place of `plugax.random`; floats are
 stored as their bit patterns. Every case is checked eagerly and under `jit`; a
 representative subset also under `vmap` over a batch of keys and inside `lax.scan`.
-Bit-exact everywhere except where `ULP` says: dirichlet's final softmax and ball's
-power differ from JAX's compiled program by 1-2 ulp (XLA fuses them differently).
+Bit-exact everywhere except where `ULP` says: dirichlet's final softmax, ball's power
+and f's quotients (under an outer jit) differ from JAX's compiled program by 1-2 ulp
+(XLA fuses them differently).
 """
 from __future__ import annotations
 
@@ -84,9 +85,22 @@ CASES = {
     "multivariate_normal": (15, lambda R, k: R.multivariate_normal(k, np.zeros(3, np.float32), COV, (2,))),
     "orthogonal": (16, lambda R, k: R.orthogonal(k, 3)),
     "ball": (17, lambda R, k: R.ball(k, 3, shape=(2,))),
+    "pareto": (18, lambda R, k: R.pareto(k, 3.0, (6,))),
+    "chisquare": (18, lambda R, k: R.chisquare(k, 4.0, (6,))),
+    "f": (18, lambda R, k: R.f(k, 3.0, 5.0, (6,))),
+    "maxwell": (18, lambda R, k: R.maxwell(k, (6,))),
+    "double_sided_maxwell": (18, lambda R, k: R.double_sided_maxwell(k, 1.0, 2.0, (6,))),
+    "weibull_min": (18, lambda R, k: R.weibull_min(k, 2.0, 1.5, (6,))),
+    "rayleigh": (18, lambda R, k: R.rayleigh(k, 2.0, (6,))),
+    "wald": (18, lambda R, k: R.wald(k, 1.5, (6,))),
+    "geometric": (18, lambda R, k: R.geometric(k, 0.3, (8,))),
+    "triangular": (18, lambda R, k: R.triangular(k, 0.0, 1.0, 3.0, (6,))),
+    "lognormal": (18, lambda R, k: R.lognormal(k, 0.5, (6,))),
+    "loggamma": (19, lambda R, k: R.loggamma(k, 0.3, (6,))),
+    "generalized_normal": (19, lambda R, k: R.generalized_normal(k, 1.5, (6,))),
 }
 
-ULP = {"dirichlet": 2, "ball": 1}
+ULP = {"dirichlet": 2, "ball": 1, "f": 2}   # f: under an outer jit only
 # what a case needs beyond the random family (tox env `random` loads only its requirements)
 NEEDS = {"truncated_normal": ("erf", lambda: hasattr(lax, "erf")),
          "poisson": ("lgamma", lambda: hasattr(lax, "lgamma")),
@@ -154,6 +168,19 @@ JAX = {
     'multivariate_normal': ('float32', (2, 3), [3199946603, 1052655712, 1056153451, 3214864745, 1060267580, 1050226240]),
     'orthogonal': ('float32', (3, 3), [1065033832, 1019505251, 1044731189, 3173668038, 1065273774, 1035201718, 1044528594, 1036052827, 3212456279]),
     'ball': ('float32', (2, 3), [3165253572, 3189791666, 3173131080, 3210068314, 1028754697, 1053659278]),
+    'pareto': ('float32', (6,), [1068314253, 1070219494, 1068530654, 1065567240, 1067290368, 1077285569]),
+    'chisquare': ('float32', (6,), [1092322762, 1089328040, 1081133423, 1083589891, 1090899514, 1085599941]),
+    'f': ('float32', (6,), [1066740781, 1064539613, 1058571413, 1050854132, 1059996039, 1067564644]),
+    'maxwell': ('float32', (6,), [1061469332, 1074785905, 1069438974, 1075985591, 1077329271, 1068958216]),
+    'double_sided_maxwell': ('float32', (6,), [3229764675, 3212919266, 1083124456, 3221496803, 1085972816, 3196027024]),
+    'weibull_min': ('float32', (6,), [1072684065, 1075713210, 1073332155, 1052183891, 1069206595, 1082729153]),
+    'rayleigh': ('float32', (6,), [1073884156, 1069793011, 1073411196, 1083343216, 1075751303, 1058575280]),
+    'wald': ('float32', (6,), [1098996269, 1074329196, 1060068231, 1072247966, 1056617082, 1073793643]),
+    'geometric': ('int32', (8,), [2, 1, 2, 8, 3, 1, 4, 7]),
+    'triangular': ('float32', (6,), [1069073927, 1071785291, 1069438637, 1055867971, 1067084560, 1075795032]),
+    'lognormal': ('float32', (6,), [1066439908, 1068653812, 1066718075, 1056395747, 1064608619, 1075226383]),
+    'loggamma': ('float32', (6,), [3228839461, 3192379540, 3215738704, 3229541513, 3233695178, 3231726886]),
+    'generalized_normal': ('float32', (6,), [3203529551, 3162379749, 1064635900, 3216658736, 1073779045, 3201757570]),
 }
 
 
@@ -194,7 +221,8 @@ def test_eager_matches_jax(name):
 # compile (loops of rejection loops, several sorts) are represented by gamma, poisson and
 # permutation_array there, to keep the family's tests near 30 s.
 SLOW = {"beta", "dirichlet", "t", "ball", "gamma_small", "poisson_large",
-        "permutation_independent", "choice_noreplace_p", "orthogonal"}
+        "permutation_independent", "choice_noreplace_p", "orthogonal", "chisquare",
+        "loggamma", "generalized_normal"}
 
 
 @pytest.mark.parametrize("name", [n for n, (seed, _) in CASES.items()
