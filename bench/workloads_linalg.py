@@ -30,6 +30,18 @@ def jit_solve(impl: str) -> float:
     return best_per_call(lambda: block(impl, f(a, b)), repeat=5)
 
 
+@workload("jit_solve_matrix", unit="ms", targets={"jax": 1.05})
+def jit_solve_matrix(impl: str) -> float:
+    """jit(jnp.linalg.solve) of f32[256,256] and a matrix right-hand side f32[256,256]."""
+    xnp = numpy_like(impl)
+    a, _, _ = _linalg_problem(impl)
+    b = np.random.default_rng(1).standard_normal(a.shape).astype(np.float32)
+    a, b = _on_device(impl, a), _on_device(impl, b)
+    f = jit_fn(impl)(xnp.linalg.solve)
+    block(impl, f(a, b))
+    return best_per_call(lambda: block(impl, f(a, b)), repeat=5)
+
+
 @workload("jit_cholesky", unit="ms", targets={"jax": 1.05})
 def jit_cholesky(impl: str) -> float:
     """jit(jnp.linalg.cholesky) of a symmetric positive-definite f32[256,256]."""

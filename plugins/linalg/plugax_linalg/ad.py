@@ -134,6 +134,28 @@ def permutation_matrix(perm: Any, dtype: Any) -> Any:
     return (perm[..., :, None] == np.arange(m, dtype=np.int32)).astype(dtype)
 
 
+def take_rows(x: Any, perm: Any) -> Any:
+    """x[..., perm, :] with perm batched like x: one row gather (the shape family's
+    lax.gather, PROMISE_IN_BOUNDS: a permutation is in bounds), O(n k) where the
+    one-hot product is O(n^2 k)."""
+    import plugax.lax as lax
+    *batch, n, k = get_aval(x).shape
+    nb = len(batch)
+    dims = lax.GatherDimensionNumbers(
+        offset_dims=(nb + 1,), collapsed_slice_dims=(nb,), start_index_map=(nb,),
+        operand_batching_dims=tuple(range(nb)), start_indices_batching_dims=tuple(range(nb)))
+    return lax.gather(x, perm[..., None], dims, (1,) * nb + (1, k),
+                      mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def inverse_permutation(perm: Any) -> Any:
+    """inv with inv[perm[i]] = i, by a one-hot sum (O(n^2) integer work, no scatter)."""
+    jnp = _np()
+    n = get_aval(perm).shape[-1]
+    onehot = (perm[..., :, None] == np.arange(n, dtype=np.int32)).astype(np.int32)
+    return jnp.sum(onehot * np.arange(n, dtype=np.int32)[:, None], axis=-2).astype(np.int32)
+
+
 def _lu_jvp(ctx, primals, tangents):
     (a,), (da,) = primals, tangents
     lu, pivots, perm = lu_p.bind(a)
@@ -146,7 +168,7 @@ def _lu_jvp(ctx, primals, tangents):
     *batch, m, n = aval.shape
     k = min(m, n)
     dtype = aval.dtype
-    x = mm(permutation_matrix(perm, dtype), da)
+    x = take_rows(da, perm)
     l = tril(lu[..., :, :k], -1)
     if m > k:
         l = jnp.concatenate([l, jnp.zeros((*batch, m, m - k), dtype)], axis=-1)

@@ -4,7 +4,7 @@ Everything is a composition of the six primitives with matmuls, masks and
 reductions, so every function is differentiable (to any order) and batched
 like NumPy: leading dimensions are a batch, broadcast between operands.
 `solve`, `inv`, `det` and `slogdet` go through `lu`; the permutation is applied
-as a one-hot matmul (exact, and needs no gather). Results use NumPy's
+as a row gather. Results use NumPy's
 namedtuples' field names (`EighResult`, `SVDResult`, `QRResult`,
 `SlogdetResult`), as jax.numpy.linalg does.
 """
@@ -16,7 +16,7 @@ import numpy as np
 
 from plugax.extend import get_aval
 
-from .ad import diag_part, mT, mm, permutation_matrix
+from .ad import diag_part, inverse_permutation, mT, mm, take_rows
 from .lax_api import cholesky as _cholesky, eigh as _eigh, inexact, lu, qr as _qr, \
     svd as _svd, triangular_solve
 
@@ -63,14 +63,14 @@ def _eps(x: Any) -> float:
 def lu_solve_factored(lu_: Any, perm: Any, b: Any, trans: int = 0) -> Any:
     """Solve a x = b (trans=0) or a^T x = b (trans=1) for matrices b, given
     a[..., perm, :] = L U (the batch dims of lu_/perm and b already equal)."""
-    p = permutation_matrix(perm, get_aval(lu_).dtype)
     if trans == 0:
-        y = triangular_solve(lu_, mm(p, b), left_side=True, lower=True, unit_diagonal=True)
+        y = triangular_solve(lu_, take_rows(b, perm), left_side=True, lower=True,
+                             unit_diagonal=True)
         return triangular_solve(lu_, y, left_side=True, lower=False)
     y = triangular_solve(lu_, b, left_side=True, lower=False, transpose_a=True)
     y = triangular_solve(lu_, y, left_side=True, lower=True, transpose_a=True,
                          unit_diagonal=True)
-    return mm(mT(p), y)
+    return take_rows(y, inverse_permutation(perm))
 
 
 def solve(a: Any, b: Any) -> Any:
@@ -172,8 +172,8 @@ def cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
     bad = jnp.any(jnp.isnan(probe) | jnp.isinf(probe), axis=-1)[..., None, None]
     zero = jnp.zeros((), x.dtype)
     x = jnp.where(bad, zero, x)
-    x = mm(permutation_matrix(perm, lu_.dtype), x)
-    x = triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(lu_, take_rows(x, perm), left_side=True, lower=True,
+                         unit_diagonal=True)
     x = jnp.concatenate([x[..., :-1, :] * partial[..., -1, None, None], x[..., -1:, :]],
                         axis=-2)
     x = triangular_solve(lu_, x, left_side=True, lower=False)
