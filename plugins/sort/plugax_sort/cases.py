@@ -11,6 +11,7 @@ import numpy as np
 from plugax.testing import Case
 
 from .sort import sort_p
+from .topk import top_k_p
 
 _RNG = np.random.default_rng(0)
 DISTINCT = (_RNG.permutation(3 * 5).reshape(3, 5) / 4 - 1).astype(np.float32)
@@ -27,4 +28,6 @@ def cases() -> list[Case]:
              lowering=True, options=_TOL),
         Case(sort_p, INT_KEYS, DISTINCT, VALUES, dimension=1, is_stable=True, num_keys=2,
              lowering=True, options=_TOL),
+        Case(top_k_p, DISTINCT, k=3, axis=1, lowering=True, options=_TOL),
+        Case(top_k_p, DISTINCT, k=2, axis=0, lowering=True, options=_TOL),
     ]

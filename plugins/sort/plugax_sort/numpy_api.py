@@ -1,5 +1,5 @@
-"""Front ends built on lax.sort: lax.top_k and plugax.numpy's sort, argsort, lexsort,
-partition/argpartition, searchsorted and digitize.
+"""Front ends built on lax.sort and lax.top_k: lax.approx_max_k/approx_min_k and
+plugax.numpy's sort, argsort, lexsort, partition/argpartition, searchsorted, digitize.
 
 Each is a composition of primitives (sort plus other families' gathers and
 elementwise ops), so jvp, vmap and jit come from those primitives' rules; the
@@ -16,8 +16,9 @@ import numpy as np
 from plugax.extend import Array, Tracer, default_int_dtype, get_aval, promote_dtypes
 
 from .sort import sort as lax_sort, sort_key_val
+from .topk import top_k
 
-__all__ = ["LAX", "NUMPY", "top_k", "sort", "argsort", "lexsort", "partition", "argpartition",
+__all__ = ["LAX", "NUMPY", "approx_max_k", "approx_min_k", "sort", "argsort", "lexsort", "partition", "argpartition",
            "searchsorted", "digitize"]
 
 
@@ -61,7 +62,7 @@ def _iota(dtype: Any, shape: tuple, dimension: int) -> Any:
     return lax.broadcasted_iota(dtype, shape, dimension)
 
 
-# --- lax.top_k -----------------------------------------------------------------------------
+# --- lax.approx_max_k / approx_min_k -----------------------------------------------------
 def _descending_with_indices(x: Any, axis: int, index_dtype: Any) -> tuple[Any, Any]:
     """(values, indices) sorted largest first along `axis`, equal values in their original
     order: a stable ascending sort of the reversed array, reversed back."""
@@ -70,25 +71,6 @@ def _descending_with_indices(x: Any, axis: int, index_dtype: Any) -> tuple[Any, 
     iota = lax.rev(_iota(index_dtype, shape, axis), (axis,))
     vals, idx = sort_key_val(lax.rev(x, (axis,)), iota, dimension=axis, is_stable=True)
     return lax.rev(vals, (axis,)), lax.rev(idx, (axis,))
-
-
-def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
-    """lax.top_k: the `k` largest entries along `axis` (default: the last) and their int32
-    indices, largest first; equal entries come lowest index first, NaN counts as largest."""
-    import plugax.lax as lax
-    x = asarray(operand)
-    aval = get_aval(x)
-    if aval.ndim == 0:
-        raise TypeError("top_k operand must have >= 1 dimension, got ()")
-    if aval.dtype.kind == "c":
-        raise ValueError("top_k is not compatible with complex inputs.")
-    axis = canonical_axis("top_k", axis, aval.ndim)
-    k = int(k)
-    if not 0 <= k <= aval.shape[axis]:
-        raise ValueError(f"top_k: k must be in [0, {aval.shape[axis]}] (the size of axis "
-                         f"{axis} of the operand {aval.str_short()}), got k={k}")
-    vals, idx = _descending_with_indices(x, axis, np.int32)
-    return _take_first(vals, k, axis), _take_first(idx, k, axis)
 
 
 def _approx_k(name: str, operand: Any, k: int, reduction_dimension: int, largest: bool,
@@ -103,7 +85,7 @@ def _approx_k(name: str, operand: Any, k: int, reduction_dimension: int, largest
         raise NotImplementedError(f"{name}: aggregate_to_topk=False (a TPU partial "
                                   f"reduction) is not supported; the result is exact")
     if largest:
-        vals, idx = _descending_with_indices(x, axis, np.int32)
+        return top_k(x, int(k), axis=axis)
     else:
         vals, idx = sort_key_val(x, _iota(np.int32, aval.shape, axis), dimension=axis)
     return _take_first(vals, int(k), axis), _take_first(idx, int(k), axis)
@@ -286,6 +268,6 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
     return pnp.where(edges[-1] >= edges[0], increasing, decreasing)
 
 
-LAX = {"top_k": top_k, "approx_max_k": approx_max_k, "approx_min_k": approx_min_k}
+LAX = {"approx_max_k": approx_max_k, "approx_min_k": approx_min_k}
 NUMPY = {f.__name__: f for f in (sort, argsort, lexsort, partition, argpartition, searchsorted,
                                  digitize)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import numpy_api, quantiles, setops, sort
+from . import numpy_api, quantiles, setops, sort, topk
 
 
 @hookimpl
@@ -22,12 +22,13 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return list(sort.RULES)
+    return [*sort.RULES, *topk.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val, **numpy_api.LAX},
+    return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val,
+                    "top_k": topk.top_k, **numpy_api.LAX},
             "numpy": {**numpy_api.NUMPY, **quantiles.NUMPY,
                       **setops.NUMPY}}
 

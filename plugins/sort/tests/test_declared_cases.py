@@ -14,5 +14,5 @@ def test_declared_case(plugax_case):
     assert ("lowering" in ran) == hasattr(plugax, "jit")
 
 
-def test_sort_has_declared_cases():
-    assert {getattr(c.prim, "name", None) for c in declared_cases("sort")} == {"sort"}
+def test_every_primitive_has_declared_cases():
+    assert {getattr(c.prim, "name", None) for c in declared_cases("sort")} == {"sort", "top_k"}

@@ -176,6 +176,21 @@ def test_top_k():
         np.testing.assert_array_equal(batched[1][i], lax.top_k(x[i], 3)[1])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_top_k_total_order_is_jax(dtype):
+    """XLA's TOTALORDER, as JAX's top_k: NaN > inf > 0.0 > -0.0 > -inf > -NaN
+    (recorded from jax 0.10.2)."""
+    x = np.array([-np.nan, -0.0, 0.0, -np.inf, 0.0, 1.0, np.nan, -0.0], np.float32)
+    want = [6, 5, 2, 4, 1, 7, 3, 0]
+    with x64():
+        x = x.astype(dtype)
+        for vals, idx in (lax.top_k(x, 8), plugax.jit(lambda v: lax.top_k(v, 8))(x)):
+            np.testing.assert_array_equal(idx, want)
+            assert vals.dtype == x.dtype and idx.dtype == np.int32
+            np.testing.assert_array_equal(np.signbit(np.asarray(vals).astype(np.float32)),
+                                          np.signbit(x[want].astype(np.float32)))
+
+
 def test_approx_max_and_min_k_are_exact():
     x = np.array([[3.0, 1.0, 2.0, 1.0, np.nan, -np.inf]], np.float32)
     for f in (lambda v: lax.approx_max_k(v, 3), plugax.jit(lambda v: lax.approx_max_k(v, 3))):
