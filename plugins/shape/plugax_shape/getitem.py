@@ -99,8 +99,10 @@ def plan(shape: tuple, index: Any) -> list[Step]:
             start, limit, stride = start, max(stop, start), step
             tokens.append("slice")
         else:
-            raise TypeError("getitem.plan takes static indices only (advanced.py gathers "
-                            "integer arrays and traced indices)")
+            # arrays and traced values went to advanced.py: anything else is the user's
+            raise TypeError(f"indices must be integers, slices, None, Ellipsis or integer "
+                            f"(or boolean) arrays; got {entry!r} of type "
+                            f"{type(entry).__name__}")
         starts.append(start), limits.append(limit), strides.append(stride)
         axis += 1
     steps = []
