@@ -18,8 +18,8 @@ from plugax.extend import Array, Tracer, default_int_dtype, get_aval, promote_dt
 from .sort import sort as lax_sort, sort_key_val
 from .topk import top_k
 
-__all__ = ["LAX", "NUMPY", "approx_max_k", "approx_min_k", "sort", "argsort", "lexsort", "partition", "argpartition",
-           "searchsorted", "digitize"]
+__all__ = ["LAX", "NUMPY", "approx_max_k", "approx_min_k", "sort", "argsort", "lexsort",
+           "partition", "argpartition", "searchsorted", "digitize"]
 
 
 def asarray(a: Any) -> Any:
