@@ -21,7 +21,7 @@ from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr
 
 __all__ = ["jvp", "vmap", "make_jaxpr", "flatten_fun", "flatten_fun_aux", "argnums_partial",
-           "block_until_ready"]
+           "block_until_ready", "check_callable"]
 
 
 class _Store:
@@ -109,6 +109,7 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
 
     With `has_aux`, `f` returns `(out, aux)` and the result is `(out, out_dot, aux)`;
     aux is not differentiated."""
+    check_callable(f, "jvp")
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp: primals and tangents must be tuples or lists of arguments, "
                         f"got {type(primals).__name__} and {type(tangents).__name__}")
@@ -132,6 +133,13 @@ def jvp(f: Callable, primals: Sequence[Any], tangents: Sequence[Any],
             tu.tree_unflatten(out_tree(), as_arrays(t_out)))
 
 
+def check_callable(f: Any, name: str) -> None:
+    """A transformation of a non-callable is refused when it is applied, naming what it
+    got (not at the first call, as "'int' object is not callable")."""
+    if not callable(f):
+        raise TypeError(f"{name} expects a callable, got {type(f).__name__}: {f!r:.60}")
+
+
 def as_arrays(xs: Sequence[Any]) -> list:
     """Results of transformations are Arrays (or tracers), never bare Python scalars."""
     return [x if isinstance(x, (Array, Tracer)) else as_array(x) for x in xs]
@@ -150,6 +158,7 @@ def _normalize_axis(axis: int | None, ndim: int, what: str) -> int | None:
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
          axis_size: int | None = None) -> Callable:
     """Vectorise `f` over the `in_axes` of its arguments (pytree prefixes allowed)."""
+    check_callable(f, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -233,10 +242,16 @@ def argnums_partial(f: Callable, argnums: tuple[int, ...], args: tuple) -> tuple
 
 def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()) -> Callable:
     """A function that traces `f` on its arguments' types and returns the ClosedJaxpr."""
+    check_callable(f, "make_jaxpr")
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @wraps(f)
     def make(*args: Any) -> ClosedJaxpr:
+        if any(not -len(args) <= i < len(args) for i in static):
+            # such an entry made nothing static: the argument was traced instead
+            raise ValueError(f"make_jaxpr: static_argnums={static}, but the function was "
+                             f"called with {len(args)} positional argument"
+                             f"{'s' if len(args) != 1 else ''}")
         if static:
             f_dyn, dyn = argnums_partial(f, tuple(i for i in range(len(args))
                                                   if i not in static and i - len(args) not in static),

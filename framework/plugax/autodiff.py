@@ -11,10 +11,11 @@ from typing import Any, Callable, Sequence
 
 from . import dtypes
 from . import tree_util as tu
-from .api import AuxOutputs, argnums_partial, as_arrays, flatten_fun, flatten_fun_aux
+from .api import (AuxOutputs, argnums_partial, as_arrays, check_callable, flatten_fun,
+                  flatten_fun_aux)
 from .core.array import shared_constant
 from .core.trace import user_frame
-from .core.avals import get_aval
+from .core.avals import ShapedArray, get_aval
 from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
 from .interpreters.eager_program import EagerProgram
@@ -103,6 +104,7 @@ def linearize_flat(fun: Callable, primals: Sequence[Any],
 def linearize(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """`(f(*primals), f_lin)` where `f_lin(*tangents)` is the jvp, without redoing primal
     work; with `has_aux`, `(out, f_lin, aux)`."""
+    check_callable(f, "linearize")
     primals_flat, in_tree = tu.tree_flatten(primals)
     lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux)
     lin.compact()
@@ -150,6 +152,7 @@ def _linearize_tree(f: Callable, primals_flat: list, in_tree: tu.PyTreeDef,
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """`(f(*primals), f_vjp)`; `f_vjp(ct)` returns one cotangent per primal argument."""
+    check_callable(f, "vjp")
     primals_flat, in_tree = tu.tree_flatten(primals)
     lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux)
     lin.compact()
@@ -173,18 +176,20 @@ def _flatten_cotangent(cts: tuple, out_tree: tu.PyTreeDef, what: str) -> list:
     return ct_flat
 
 
-def _check_cotangent_types(ct_flat: list, primals_out: list) -> None:
+def _check_cotangent_types(ct_flat: list, primals_out: list, what: str = "vjp") -> None:
     """Each cotangent must have its output's tangent type: a cotangent of another shape
-    would be silently broadcast or reduced by the transposed rules into a wrong answer."""
+    would be silently broadcast or reduced by the transposed rules into a wrong answer.
+    `primals_out` holds the outputs, or their ShapedArrays."""
     for k, (ct, out) in enumerate(zip(ct_flat, primals_out)):
-        want = ad_util.tangent_aval(get_aval(out))
+        out_aval = out if type(out) is ShapedArray else get_aval(out)
+        want = ad_util.tangent_aval(out_aval)
         got = get_aval(ct)
         if got.shape != want.shape or (got.dtype != want.dtype and not got.weak_type):
-            raise ValueError(f"unexpected type (shape/dtype) for argument {k} of the vjp "
+            raise ValueError(f"unexpected type (shape/dtype) for argument {k} of the {what} "
                              f"function: got {got.str_short()}, but expected "
                              f"{want.str_short()} because the corresponding output of the "
-                             f"differentiated function had type "
-                             f"{get_aval(out).str_short()}")
+                             f"{'differentiated' if what == 'vjp' else 'transposed'} function "
+                             f"had type {out_aval.str_short()}")
 
 
 def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple,
@@ -237,7 +242,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
     With `allow_int`, integer and boolean arguments are allowed; their gradients are
     float0 zeros (there is no derivative along an integer), as in JAX."""
-    _check_callable(f, "value_and_grad")
+    check_callable(f, "value_and_grad")
     multiple = not isinstance(argnums, int)
     nums = tuple(argnums) if multiple else (argnums,)
 
@@ -264,7 +269,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
          allow_int: bool = False) -> Callable:
     """The gradient of scalar-valued `f` w.r.t. the arguments at `argnums` (see
     `value_and_grad` for `allow_int`)."""
-    _check_callable(f, "grad")
+    check_callable(f, "grad")
     vg = value_and_grad(f, argnums, has_aux, allow_int)
 
     @wraps(f)
@@ -273,12 +278,6 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         return (g, out[1]) if has_aux else g
 
     return grad_f
-
-
-def _check_callable(f: Any, name: str) -> None:
-    """Refused when the transformation is applied, not at the first call's traceback."""
-    if not callable(f):
-        raise TypeError(f"{name} expects a callable, got {type(f).__name__}: {f!r}")
 
 
 def linear_transpose(f: Callable, *primals: Any) -> Callable:
@@ -290,6 +289,9 @@ def linear_transpose(f: Callable, *primals: Any) -> Callable:
 
     def f_transpose(*cts: Any) -> tuple:
         ct_flat = _flatten_cotangent(cts, out_tree(), "linear_transpose")
+        # a cotangent of another shape was broadcast or summed into a wrong answer
+        _check_cotangent_types(ct_flat, [v.aval for v in closed.jaxpr.outvars],
+                               "linear_transpose")
         args = [UndefPrimal(a) for a in in_avals]
         cts_in = backward_pass(closed.jaxpr, closed.consts, args, ct_flat)
         return tu.tree_unflatten(in_tree, [instantiate(c) for c in cts_in])

@@ -23,9 +23,10 @@ from typing import Any, Callable, Sequence
 
 from . import tree_util as tu
 from .core import trace as core
-from .core.avals import ShapedArray
+from .core.avals import ShapedArray, get_aval
 from .errors import PlugaxError
-from .interpreters.ad_util import Zero, instantiate, zeros_like_aval
+from .interpreters.ad_util import (Zero, instantiate, is_differentiable, tangent_aval,
+                                   zeros_like_aval)
 from .interpreters.custom_calls import (custom_jvp_call_p, custom_lin_p, custom_vjp_call_p,
                                         linearize_custom_vjp)
 from .jaxpr.check import check_call_operands
@@ -111,11 +112,27 @@ class custom_jvp:
             if p_tree != t_tree:
                 raise TypeError(f"custom_jvp rule must return primal and tangent outputs with "
                                 f"equal tree structure; got {p_tree} and {t_tree}")
+            _check_custom_tangents(p_flat, t_flat)
             trees["out"] = p_tree
             return p_flat, t_flat
 
         outs = core.current_trace().process_custom_jvp_call(flat_fun, flat_jvp, flat)
         return tu.tree_unflatten(trees["out"], outs)
+
+
+def _check_custom_tangents(p_flat: list, t_flat: list) -> None:
+    """Each tangent a custom rule returns must have its primal's tangent type: one of
+    another shape or dtype was passed on and gave a silently wrong derivative."""
+    for p, t in zip(p_flat, t_flat):
+        want = tangent_aval(get_aval(p))
+        got = t.aval if type(t) is Zero else get_aval(t)
+        if got.shape != want.shape or (got.dtype != want.dtype and not (
+                got.weak_type and is_differentiable(got.dtype)
+                and is_differentiable(want.dtype))):
+            raise TypeError(f"Custom JVP rule must produce primal and tangent outputs with "
+                            f"corresponding shapes and dtypes. Expected {want.str_short()} "
+                            f"(tangent type of {get_aval(p).str_short()}) but got "
+                            f"{got.str_short()}.")
 
 
 class custom_vjp:

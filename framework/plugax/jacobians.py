@@ -28,7 +28,7 @@ import numpy as np
 
 from . import dtypes
 from . import tree_util as tu
-from .api import argnums_partial, as_arrays, jvp, vmap
+from .api import argnums_partial, as_arrays, check_callable, jvp, vmap
 from .autodiff import vjp
 from .core.array import Array
 from .core.avals import get_aval
@@ -116,6 +116,7 @@ def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str,
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of `f` by forward mode: one jvp per input basis vector, batched."""
+    check_callable(f, "jacfwd")
     nums, multiple = _argnums_tuple(argnums)
 
     @wraps(f)
@@ -147,6 +148,7 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            allow_int: bool = False) -> Callable:
     """The Jacobian of `f` by reverse mode: one vjp per output basis vector, batched.
     With `allow_int`, integer inputs are allowed and their blocks are float0 zeros."""
+    check_callable(f, "jacrev")
     nums, multiple = _argnums_tuple(argnums)
 
     @wraps(f)
@@ -182,4 +184,5 @@ def _input_tree(leaves: list, in_tree: tu.PyTreeDef, multiple: bool) -> Any:
 
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
     """Second derivatives: forward-over-reverse, `jacfwd(jacrev(f))`."""
+    check_callable(f, "hessian")
     return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)

@@ -13,6 +13,13 @@ import numpy as np
 from bad_input_cases import ALL_MODES, Case, F32, I32, _x
 
 
+def _custom_jvp(px: Any, rule: Any) -> Any:
+    """`x * 2` with the custom jvp `rule(primals, tangents)`."""
+    f = px.custom_jvp(lambda x: x * 2)
+    f.defjvp(rule)
+    return f
+
+
 def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
     """Cases whose mistake is in how a transformation, control flow, a pytree function
     or a primitive's static argument is called."""
@@ -108,9 +115,34 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
         ("jit static_argnames of no parameter",
          lambda a: px.jit(sq, static_argnames="nope")(a), (_x(),), ValueError,
          ("invalid argnames", "nope")),
-        ("jit of a non-callable", lambda a: px.jit(3)(a), (_x(),), TypeError, "callable"),
-        ("grad of a non-callable", lambda a: px.grad(3)(a), (_x(),), TypeError, "callable"),
-        ("vmap of a non-callable", lambda a: px.vmap(3)(a), (_x(),), TypeError, "callable"),
+    ]
+    # a transformation of a non-callable is refused when applied, naming the transformation
+    for name in ["jit", "grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian",
+                 "make_jaxpr"]:
+        t = getattr(px, name)
+        transform_cases.append((f"{name} of a non-callable", lambda a, t=t: t(3)(a), (_x(),),
+                                TypeError, f"{name} expects a callable, got int"))
+    transform_cases += [
+        ("vjp of a non-callable", lambda a: px.vjp(3, a), (_x(),), TypeError,
+         "vjp expects a callable, got int"),
+        ("jvp of a non-callable", lambda a: px.jvp(3, (a,), (a,)), (_x(),), TypeError,
+         "jvp expects a callable, got int"),
+        ("linearize of a non-callable", lambda a: px.linearize(3, a), (_x(),), TypeError,
+         "linearize expects a callable, got int"),
+        ("make_jaxpr static_argnums beyond the arguments",
+         lambda a: px.make_jaxpr(sq, static_argnums=3)(a), (_x(),), ValueError,
+         "static_argnums=(3,), but the function was called with 1 positional argument"),
+        ("linear_transpose cotangent of another shape",
+         lambda a: px.linear_transpose(lambda x: x * 2, a)(a[:2]), (_x(),), ValueError,
+         ("argument 0 of the linear_transpose function: got f32[2], but expected f32[3]")),
+        ("custom_jvp rule returning a tangent of another shape",
+         lambda a: px.jvp(_custom_jvp(px, lambda p, t: (p[0] * 2, t[0][:2])), (a,), (a,)),
+         (_x(),), TypeError, ("Custom JVP rule must produce primal and tangent outputs",
+                              "Expected f32[3]", "got f32[2]")),
+        ("custom_jvp rule returning a tangent of another dtype",
+         lambda a: px.jvp(_custom_jvp(px, lambda p, t: (p[0] * 2, t[0].astype(I32))), (a,),
+                          (a,)),
+         (_x(),), TypeError, "but got i32[3]"),
     ]
     for name, fn, args, error, fragment in transform_cases:
         add(Case(name, fn, args, error, fragment))
