@@ -182,20 +182,41 @@ def _partition_setup(name: str, a: Any, kth: int, axis: int) -> tuple[Any, int, 
     return pnp.moveaxis(arr, axis, -1), int(kth) % n, axis
 
 
+def _smallest(x: Any, k: int) -> tuple[Any, Any]:
+    """top_k of the negated last axis: the k smallest, largest of them last (JAX's trick,
+    shifted by one for unsigned integers, where 0 negates to itself)."""
+    if get_aval(x).dtype.kind == "u":
+        vals, idx = top_k(-(x + 1), k)
+        return -vals - 1, idx
+    vals, idx = top_k(-x, k)
+    return -vals, idx
+
+
 def partition(a: Any, kth: int, axis: int = -1) -> Any:
-    """numpy.partition: the kth smallest value at position kth, smaller ones before it
-    and larger ones after (each side in an order of its own, as JAX's)."""
+    """numpy.partition as JAX computes it: the kth+1 smallest values (ascending, so the
+    kth smallest lands at kth), then the others, largest first. Two top_k calls, so a
+    NaN with the sign bit set counts as smallest, as in JAX."""
+    import plugax.lax as lax
     import plugax.numpy as pnp
-    x, _, axis = _partition_setup("partition", a, kth, axis)
-    out = sort(x, axis=-1)     # a full sort is one valid partition
-    return pnp.moveaxis(out, -1, axis)
+    x, kth, axis = _partition_setup("partition", a, kth, axis)
+    n = get_aval(x).shape[-1]
+    bottom, _ = _smallest(x, kth + 1)
+    top, _ = top_k(x, n - kth - 1)
+    return pnp.moveaxis(lax.concatenate([bottom, top], get_aval(x).ndim - 1), -1, axis)
 
 
 def argpartition(a: Any, kth: int, axis: int = -1) -> Any:
-    """numpy.argpartition: indices that would partition `a` at kth (see `partition`)."""
+    """numpy.argpartition as JAX computes it: the indices of the kth+1 smallest values,
+    then those of the others in index order (a top_k over a 0/1 proxy)."""
+    import plugax.lax as lax
     import plugax.numpy as pnp
-    x, _, axis = _partition_setup("argpartition", a, kth, axis)
-    return pnp.moveaxis(argsort(x, axis=-1), -1, axis)
+    x, kth, axis = _partition_setup("argpartition", a, kth, axis)
+    n = get_aval(x).shape[-1]
+    _, bottom = _smallest(x, kth + 1)
+    proxy = pnp.put_along_axis(pnp.ones(get_aval(x).shape, np.float32), bottom, 0.0, axis=-1,
+                               inplace=False)
+    _, top = top_k(proxy, n - kth - 1)
+    return pnp.moveaxis(lax.concatenate([bottom, top], get_aval(x).ndim - 1), -1, axis)
 
 
 # --- searchsorted / digitize ---------------------------------------------------------------

@@ -205,6 +205,23 @@ def test_approx_max_and_min_k_are_exact():
     np.testing.assert_array_equal(idx, [[5], [1]])
 
 
+def test_partition_outputs_are_jax():
+    """Recorded from jax 0.10.2 (JAX's order within each side is its own; we match it)."""
+    x = np.array([6, 8, 4, 3, 1, 9, 7, 5, 2, 3])
+    np.testing.assert_array_equal(pnp.partition(x, 4), [1, 2, 3, 3, 4, 9, 8, 7, 6, 5])
+    np.testing.assert_array_equal(pnp.argpartition(x, 4), [4, 8, 3, 9, 2, 0, 1, 5, 6, 7])
+    y = np.array([[3.0, np.nan, 1.0, 2.0, -np.nan, 0.0], [5.0, 5.0, 1.0, 1.0, 0.0, 2.0]],
+                 np.float32)
+    for f in (lambda v: pnp.argpartition(v, 2), plugax.jit(lambda v: pnp.argpartition(v, 2)),
+              plugax.vmap(lambda v: pnp.argpartition(v, 2))):
+        np.testing.assert_array_equal(f(y), [[4, 5, 2, 0, 1, 3], [4, 2, 3, 0, 1, 5]])
+    np.testing.assert_array_equal(pnp.partition(y, 0, axis=0),
+                                  [[3, 5, 1, 1, np.nan, 0], [5, np.nan, 1, 2, 0, 2]])
+    u = np.array([3, 0, 2, 1], np.uint8)
+    np.testing.assert_array_equal(pnp.partition(u, 1), [0, 1, 3, 2])
+    np.testing.assert_array_equal(pnp.argpartition(u, 1), [1, 3, 0, 2])
+
+
 @pytest.mark.parametrize("kth", [0, 2, -1])
 def test_partition_and_argpartition(kth):
     for x in (TIES, NORMAL, INTS):
