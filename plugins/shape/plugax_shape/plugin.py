@@ -30,6 +30,12 @@ def plugax_primitive_rules() -> list:
 
 
 @hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()
+
+
+@hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
     return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX, **gather_scatter.LAX,
                     **scatter.LAX, **index_frontends.LAX},

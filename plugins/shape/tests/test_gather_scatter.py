@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 import plugax
 import plugax.lax as lax
 from plugax_shape.indexing import take_params
-from plugax.testing import DEFAULT_RULES, check_lowerings, check_primitive, rand
+from plugax.testing import (DEFAULT_RULES, check_lowerings, check_primitive, plugin_cases,
+                            rand)
 from plugax_shape.gather_scatter import (GatherDimensionNumbers as G, GatherScatterMode as M,
                                          ScatterDimensionNumbers as S, gather_p, scatter_add_p,
                                          scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p)
@@ -205,3 +206,9 @@ def test_errors_name_the_primitive_and_the_fix():
     with pytest.raises(plugax.ShapeError, match="scatter-mul.*dtype"):
         lax.scatter_mul(rand((3,)), np.zeros((2, 1), np.int32), np.ones(2, np.int32),
                         S((), (0,), (0,)))
+
+
+@pytest.mark.parametrize("case", plugin_cases("shape"))
+def test_declared_cases(case):
+    """The cases the family declares for the conformance kit pass it here too."""
+    case.check()
