@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import get_aval
+from plugax.extend import default_int_dtype, get_aval
 
 from .slicing import lax_dynamic_slice, lax_dynamic_update_slice
 
@@ -90,13 +90,14 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     padded with `fill_value`, default 0), as in JAX."""
     import plugax.numpy as pnp
     from plugax.extend import ConcretizationTypeError, Tracer
+    itype = np.dtype(default_int_dtype())     # int32, int64 with x64 (as JAX)
     if not isinstance(a, Tracer):
         found = np.nonzero(np.asarray(a))
         if size is None:
-            return tuple(pnp.asarray(f.astype(np.int32)) for f in found)
+            return tuple(pnp.asarray(f.astype(itype)) for f in found)
         fills = _fills(fill_value, len(found))
         return tuple(pnp.asarray(np.concatenate([f[:size], np.full(max(size - f.size, 0), v)])
-                                 .astype(np.int32)) for f, v in zip(found, fills))
+                                 .astype(itype)) for f, v in zip(found, fills))
     if size is None:
         raise ConcretizationTypeError(
             "The size argument of jnp.nonzero must be statically specified to use jnp.nonzero "
@@ -105,15 +106,14 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     shape = get_aval(a).shape
     mask = pnp.ravel(a) != 0
     n = mask.shape[0]
-    slot = pnp.where(mask, pnp.cumsum(mask.astype(np.int32)) - 1, size)   # size: dropped
-    flat = pnp.full((size,), -1, np.int32).at[slot].set(pnp.arange(n, dtype=np.int32),
-                                                         mode="drop")
+    slot = pnp.where(mask, pnp.cumsum(mask.astype(itype)) - 1, size)   # size: dropped
+    flat = pnp.full((size,), -1, itype).at[slot].set(pnp.arange(n, dtype=itype), mode="drop")
     out, rest = [], flat
     for d in reversed(shape):     # unravel, last axis first
         out.append(pnp.remainder(rest, max(d, 1)))
         rest = pnp.floor_divide(rest, max(d, 1))
     fills = _fills(fill_value, len(shape))
-    return tuple(pnp.where(flat < 0, np.int32(v), o) for o, v in zip(reversed(out), fills))
+    return tuple(pnp.where(flat < 0, itype.type(v), o) for o, v in zip(reversed(out), fills))
 
 
 def _fills(fill_value: Any, ndim: int) -> tuple:
@@ -135,7 +135,7 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     a = pnp.asarray(a)
     if get_aval(a).ndim == 0:
         a = pnp.reshape(a, (1,))
-        return pnp.zeros((int(nonzero(a, size=size)[0].shape[0]), 0), np.int32)
+        return pnp.zeros((int(nonzero(a, size=size)[0].shape[0]), 0), default_int_dtype())
     return pnp.stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
