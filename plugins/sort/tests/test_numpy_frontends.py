@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import plugax
 import plugax.numpy as pnp
@@ -273,3 +274,30 @@ def test_errors():
         pnp.quantile(NORMAL, np.ones((2, 2)) / 2)
     with pytest.raises(ValueError, match="kth=6 is out of bounds"):
         pnp.partition(NORMAL, 6)
+
+
+_POOL = st.sampled_from([np.nan, -0.0, 0.0, 1.0, -1.0, 2.5, np.inf, -np.inf, 1.0, 2.5])
+
+
+@settings(max_examples=20, derandomize=True, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
+def test_hypothesis_argsort_and_quantiles(shape, data):
+    """Random shapes, axes and q over values full of ties, NaNs and infinities."""
+    n = int(np.prod(shape))
+    x = np.array(data.draw(st.lists(_POOL, min_size=n, max_size=n))).reshape(shape)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    q = data.draw(st.sampled_from([0.0, 0.3, 0.5, 1.0]))
+    finite = np.where(np.isfinite(x), x, 7.0)      # quantiles of infinities give inf - inf
+    with x64():
+        np.testing.assert_array_equal(pnp.argsort(x, axis=axis),
+                                      np.argsort(x, axis=axis, kind="stable"))
+        no_nan = np.nan_to_num(x)                  # descending ties: input order, as JAX
+        np.testing.assert_array_equal(pnp.argsort(no_nan, axis=axis, descending=True),
+                                      np.argsort(-no_nan, axis=axis, kind="stable"))
+        np.testing.assert_allclose(pnp.quantile(finite, q, axis=axis),
+                                   np.quantile(finite, q, axis=axis), rtol=1e-12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.nanquantile(np.where(np.isinf(x), 7.0, x), q, axis=axis)
+        np.testing.assert_allclose(pnp.nanquantile(np.where(np.isinf(x), 7.0, x), q, axis=axis),
+                                   want, rtol=1e-12)
