@@ -98,6 +98,9 @@ CASES = {
     "lognormal": (18, lambda R, k: R.lognormal(k, 0.5, (6,))),
     "loggamma": (19, lambda R, k: R.loggamma(k, 0.3, (6,))),
     "generalized_normal": (19, lambda R, k: R.generalized_normal(k, 1.5, (6,))),
+    "binomial": (20, lambda R, k: R.binomial(k, 5.0, 0.3, (6,))),
+    "binomial_large": (20, lambda R, k: R.binomial(k, 200.0, np.array([0.2, 0.7, 0.5], np.float32))),
+    "multinomial": (21, lambda R, k: R.multinomial(k, 20.0, np.array([0.2, 0.3, 0.5], np.float32), shape=(2, 3))),
 }
 
 ULP = {"dirichlet": 2, "ball": 1, "f": 2}   # f: under an outer jit only
@@ -181,6 +184,9 @@ JAX = {
     'lognormal': ('float32', (6,), [1066439908, 1068653812, 1066718075, 1056395747, 1064608619, 1075226383]),
     'loggamma': ('float32', (6,), [3228839461, 3192379540, 3215738704, 3229541513, 3233695178, 3231726886]),
     'generalized_normal': ('float32', (6,), [3203529551, 3162379749, 1064635900, 3216658736, 1073779045, 3201757570]),
+    'binomial': ('float32', (6,), [1077936128, 1073741824, 1065353216, 1065353216, 1065353216, 1065353216]),
+    'binomial_large': ('float32', (3,), [1111490560, 1124597760, 1119879168]),
+    'multinomial': ('float32', (2, 3), [1073741824, 1088421888, 1093664768, 1082130432, 1082130432, 1094713344]),
 }
 
 
@@ -222,7 +228,7 @@ def test_eager_matches_jax(name):
 # permutation_array there, to keep the family's tests near 30 s.
 SLOW = {"beta", "dirichlet", "t", "ball", "gamma_small", "poisson_large",
         "permutation_independent", "choice_noreplace_p", "orthogonal", "chisquare",
-        "loggamma", "generalized_normal"}
+        "loggamma", "generalized_normal", "multinomial"}
 
 
 @pytest.mark.parametrize("name", [n for n, (seed, _) in CASES.items()
