@@ -249,9 +249,46 @@ def getitem(x: Any, index: Any, static_getitem: Callable, mode: Any = None,
     parts = split(shape, index)
     if not _is_trivial(parts.static):
         x = static_getitem(x, parts.static)
+    if mode is None and all(_is_scalar_index(e) for e in parts.entries
+                            if e is not None and not isinstance(e, slice)):
+        return _dynamic_index(x, parts.entries)
     gmode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
         GatherScatterMode.from_any(mode)
     return gather_index(x, parts.entries, gmode, fill_value, **flags)
+
+
+def _is_scalar_index(e: Any) -> bool:
+    return np.ndim(e) == 0 if not isinstance(e, Tracer) else e.aval.ndim == 0
+
+
+def _dynamic_index(x: Any, entries: list) -> Any:
+    """`x[i, :, j]` with scalar (traced) integers only: one dynamic_slice and a reshape,
+    as JAX does. Its start is clamped like the gather's, and so is its transpose
+    (dynamic_update_slice), so grad of x[10] on 4 rows reaches row 3 as in JAX."""
+    from .slicing import dynamic_slice
+    shape = get_aval(x).shape
+    starts, sizes, final = [], [], []
+    axis = 0
+    for e in entries:
+        if e is None:
+            final.append(1)
+            continue
+        if isinstance(e, slice):
+            starts.append(0)
+            sizes.append(shape[axis])
+            final.append(shape[axis])
+        else:
+            if shape[axis] == 0:
+                raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+            i = e if isinstance(e, (Array, Tracer)) else Array(np.asarray(e))
+            dtype = np.dtype(np.int64 if get_aval(i).dtype.itemsize > 4 else np.int32)
+            if get_aval(i).dtype != dtype:
+                i = convert_element_type(i, dtype)
+            starts.append(normalized_indices(i, shape[axis]))
+            sizes.append(1)
+        axis += 1
+    out = dynamic_slice(x, starts, sizes)
+    return out if tuple(sizes) == tuple(final) else reshape(out, tuple(final))
 
 
 def update(x: Any, index: Any, values: Any, op: str, static_getitem: Callable,

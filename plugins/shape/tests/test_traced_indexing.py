@@ -237,3 +237,15 @@ def test_small_integer_index_dtypes_normalise_without_overflow():
     np.testing.assert_array_equal(got, [299, 100])
     got = jax.jit(lambda x, i: x.at[i].set(-1.0))(x, np.array([255], np.uint8))
     assert float(got[255]) == -1.0 and float(got.sum()) == float(np.arange(300).sum() - 256)
+
+
+def test_scalar_traced_index_is_a_dynamic_slice_like_jax():
+    """x[i] with scalar i: dynamic_slice (clamped start; its transpose clamps too), so the
+    gradient of an out-of-range read reaches the row it read, under jit as eagerly (JAX)."""
+    x = jnp.arange(4.0)
+    g = jax.jit(jax.grad(lambda x, i: x[i]))(x, 10)
+    np.testing.assert_array_equal(g, [0, 0, 0, 1])
+    np.testing.assert_array_equal(jax.grad(lambda x, i: x[i])(x, 10), [0, 0, 0, 1])
+    names = [e.primitive.name for e in jax.make_jaxpr(lambda x, i: x[i, 1:])(
+        jnp.ones((3, 3)), 5).jaxpr.eqns]
+    assert "dynamic_slice" in names and "gather" not in names
