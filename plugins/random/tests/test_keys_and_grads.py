@@ -129,3 +129,36 @@ def test_gamma_sample_grad_against_finite_differences_of_the_cdf():
     pdf = np.exp((a - 1) * np.log(x) - x - scipy_special.gammaln(a))
     got = gamma_sample_grad(jnp.asarray(a, jnp.float32), jnp.asarray(x, jnp.float32))
     np.testing.assert_allclose(got, -dp_da / pdf, rtol=2e-4)
+
+
+# jax 0.10.2 with jax_enable_x64=True, key(3) (Python floats print float64 exactly)
+JAX_X64 = {
+    "uniform": ("float64", [0.8653929000279257, 0.4532044109693594, 0.2385376809645079,
+                            0.2042374079588094]),
+    "bits": ("uint64", [15963681350020464357, 8360145782228061838, 4400243552688456428]),
+    "randint": ("int64", [412274788091, 869878936110, 610672448405, 571034329911,
+                          431305404201]),
+    "key_big": ("uint32", [256, 3]),
+    "exponential": ("float64", [2.005395114484557, 0.6036802410437376, 0.2725145904247457]),
+    "permutation": ("int64", [0, 5, 4, 2, 1, 3]),
+    "normal": ("float64", [1.1048739767803086, -0.11756943795234803, -0.7110143201629989,
+                           -0.8265806018037718]),
+}
+
+
+@pytest.mark.parametrize("name", list(JAX_X64))
+def test_x64_matches_jax(name):
+    from plugax.testing import x64
+    if name == "normal" and not hasattr(plugax.lax, "erf_inv"):
+        pytest.skip("float64 normal needs lax.erf_inv (plugax-special)")
+    with x64():
+        k = random.key(3)
+        out = {"uniform": lambda: random.uniform(k, (4,)), "bits": lambda: random.bits(k, (3,)),
+               "randint": lambda: random.randint(k, (5,), 0, 10**12),
+               "key_big": lambda: random.PRNGKey(2**40 + 3),
+               "exponential": lambda: random.exponential(k, (3,)),
+               "permutation": lambda: random.permutation(k, 6),
+               "normal": lambda: random.normal(k, (4,))}[name]()
+        dtype, ref = JAX_X64[name]
+        assert str(out.dtype) == dtype
+        np.testing.assert_array_equal(np.asarray(out), np.array(ref, dtype))
