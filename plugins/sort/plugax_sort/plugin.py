@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import numpy_api, quantiles, setops, sort, topk
+from . import numpy_api, quantiles, setops, setops1d, sort, topk
 
 
 @hookimpl
@@ -30,7 +30,7 @@ def plugax_frontend() -> dict:
     return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val,
                     "top_k": topk.top_k, **numpy_api.LAX},
             "numpy": {**numpy_api.NUMPY, **quantiles.NUMPY,
-                      **setops.NUMPY}}
+                      **setops.NUMPY, **setops1d.NUMPY}}
 
 
 @hookimpl
