@@ -21,12 +21,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import plugax
 import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import Tracer, config
 from plugax.tree_util import register_pytree_node
 
+from ._jit import jitted
 from .threefry import threefry2x32
 
 __all__ = ["PRNGKeyArray", "KeyDType", "key", "PRNGKey", "key_data", "wrap_key_data",
@@ -229,21 +229,34 @@ def _shape(shape: Any) -> tuple:
         raise TypeError(f"shape must be a sequence of integers, got {shape!r}") from None
 
 
+@jitted("shape")
+def _split(data: Any, shape: tuple) -> Any:
+    y1, y2 = _hash(data, shape)
+    return jnp.stack([y1, y2], axis=-1)
+
+
+@jitted()
+def _fold_in(words: Any, d: Any) -> Any:
+    d = lax.convert_element_type(d, _U32)
+    y1, y2 = threefry2x32(words[0], words[1], jnp.zeros((), _U32), d)
+    return jnp.stack([y1, y2])
+
+
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     """`num` new keys (an int or a shape) from one key."""
     data, typed = check_key("split", key)
     _single("split", data)
-    y1, y2 = _hash(data, _shape(num))
-    return as_result(jnp.stack([y1, y2], axis=-1), typed)
+    return as_result(_split(data, shape=_shape(num)), typed)
 
 
 def fold_in(key: Any, data: Any) -> Any:
     """A new key from a key and an integer: threefry of the counter pair (0, data)."""
     words, typed = check_key("fold_in", key)
     _single("fold_in", words)
-    d = lax.convert_element_type(jnp.asarray(data), _U32)
-    y1, y2 = threefry2x32(words[0], words[1], jnp.zeros((), _U32), d)
-    return as_result(jnp.stack([y1, y2]), typed)
+    if isinstance(data, (int, np.integer)) and not 0 <= int(data) < 1 << 32:
+        raise OverflowError(f"fold_in: data {data} does not fit a uint32")
+    d = np.uint32(data) if isinstance(data, (int, np.integer)) else jnp.asarray(data)
+    return as_result(_fold_in(words, d), typed)
 
 
 def random_bits(data: Any, bit_width: int, shape: tuple) -> Any:
@@ -257,6 +270,10 @@ def random_bits(data: Any, bit_width: int, shape: tuple) -> Any:
     return out if bit_width == 32 else lax.convert_element_type(out, _UINT[bit_width])
 
 
+_bits = jitted("bit_width", "shape")(lambda data, bit_width, shape:
+                                       random_bits(data, bit_width, shape))
+
+
 def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Uniform random unsigned integers of `dtype` (default: uint32, uint64 with x64)."""
     data, _ = check_key("bits", key)
@@ -264,11 +281,9 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = np.dtype(dtype if dtype is not None else (_UINT[64] if config.enable_x64 else _U32))
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits(data, dtype.itemsize * 8, _shape(shape))
+    return _bits(data, bit_width=dtype.itemsize * 8, shape=_shape(shape))
 
 
 def is_typed(key: Any) -> bool:
     return isinstance(key, PRNGKeyArray)
 
-
-_ = plugax  # the user-level API (jit) is used by the samplers

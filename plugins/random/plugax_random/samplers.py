@@ -12,7 +12,6 @@ sampler works under every transformation those ops support.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 import ml_dtypes
@@ -24,6 +23,7 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import config, default_float_dtype, default_int_dtype, is_float
 
+from ._jit import jitted
 from .keys import check_key, random_bits, split as _split_key
 from .keys import _shape, _single
 
@@ -36,22 +36,6 @@ _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32)
 
 def finfo(dtype: Any):
     return ml_dtypes.finfo(np.dtype(dtype))
-
-
-def jitted(*static: str) -> Callable:
-    """`plugax.jit` with the named parameters static (shapes, dtypes, modes), like JAX's
-    module-level `@jit(static_argnames=...)`. Built on first call: plugins are imported
-    while `import plugax` runs, before `plugax.jit` exists."""
-    def wrap(fn: Callable) -> Callable:
-        compiled: list = []
-
-        @functools.wraps(fn)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if not compiled:
-                compiled.append(plugax.jit(fn, static_argnames=static))
-            return compiled[0](*args, **kwargs)
-        return call
-    return wrap
 
 
 def float_dtype(name: str, dtype: Any) -> np.dtype:
