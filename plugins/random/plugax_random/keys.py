@@ -101,6 +101,21 @@ class PRNGKeyArray:
         shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
         return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + (2,)))
 
+    def flatten(self) -> "PRNGKeyArray":
+        return self.reshape((self.size,))
+
+    ravel = flatten
+
+    @property
+    def T(self) -> "PRNGKeyArray":
+        axes = tuple(range(self.ndim))[::-1] + (self.ndim,)
+        return PRNGKeyArray(jnp.transpose(self._base, axes))
+
+    def block_until_ready(self) -> "PRNGKeyArray":
+        if hasattr(self._base, "block_until_ready"):
+            self._base.block_until_ready()
+        return self
+
     def __repr__(self) -> str:
         if isinstance(self._base, Tracer):
             return f"PRNGKeyArray(shape={self.shape}, dtype=key<fry>) tracing {self._base!r}"

@@ -17,6 +17,11 @@ def test_typed_keys_look_like_jax():
     ks = random.split(k, 4)
     assert ks.shape == (4,) and len(ks) == 4 and ks[1:3].shape == (2,)
     assert ks.reshape(2, 2).shape == (2, 2) and ks.reshape(2, 2)[1, 0].shape == ()
+    grid = ks.reshape(2, 2)
+    np.testing.assert_array_equal(random.key_data(grid.T[0, 1]), random.key_data(grid[1, 0]))
+    np.testing.assert_array_equal(random.key_data(grid.flatten()), random.key_data(ks))
+    np.testing.assert_array_equal(random.key_data(grid[..., 1]),
+                                  np.asarray(random.key_data(ks))[[1, 3]])
     np.testing.assert_array_equal(random.key_data(ks[2]), np.asarray(random.key_data(ks))[2])
     k1, k2 = random.split(k)        # unpacking, as JAX programs do; same counters 0, 1
     np.testing.assert_array_equal(random.key_data(k2), np.asarray(random.key_data(ks))[1])
