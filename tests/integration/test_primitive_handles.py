@@ -47,6 +47,13 @@ JAX_OTHER = {
     "custom_vjp_call": "jax._src.custom_derivatives.custom_vjp_call_p",
     "custom_lin": "jax._src.interpreters.ad.custom_lin_p",
     "add_any": "jax._src.ad_util.add_jaxvals_p",
+    "cholesky": "jax._src.lax.linalg.cholesky_p",
+    "triangular_solve": "jax._src.lax.linalg.triangular_solve_p",
+    "lu": "jax._src.lax.linalg.lu_p",
+    "qr": "jax._src.lax.linalg.qr_p",
+    "eigh": "jax._src.lax.linalg.eigh_p",
+    "svd": "jax._src.lax.linalg.svd_p",
+    "threefry2x32": "jax._src.random.threefry2x32.threefry2x32_p",
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 
