@@ -9,6 +9,7 @@ the function works under jit and vmap.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any, NamedTuple
 
@@ -21,7 +22,7 @@ from .numpy_api import asarray, canonical_axis, searchsorted
 from .sort import sort as lax_sort
 
 __all__ = ["NUMPY", "unique", "unique_values", "unique_counts", "unique_inverse",
-           "unique_all", "histogram", "histogram_bin_edges"]
+           "unique_all", "histogram", "histogram_bin_edges", "histogramdd", "histogram2d"]
 
 UNIQUE_SIZE_HINT = ("To make jnp.unique() compatible with JIT and other transforms, you can "
                     "specify a concrete value for the size argument, which will determine the "
@@ -224,5 +225,69 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, weights: Any = None,
     return counts, edges
 
 
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = None,
+                density: bool | None = None) -> tuple[Any, list]:
+    """numpy.histogramdd of `sample` (N points, D coordinates): counts (the default
+    integer type; the weights' dtype with `weights`) and the D arrays of edges."""
+    import math
+    import plugax.numpy as pnp
+    if weights is None:
+        pts = _inexact(sample)
+    else:
+        if np.shape(weights) != np.shape(sample)[:1]:
+            raise ValueError("should have one weight for each sample.")
+        pts, weights = promote_dtypes("histogramdd", asarray(sample), asarray(weights),
+                                      category="inexact")
+    n, d = get_aval(pts).shape
+    if range is not None and (len(range) != d or any(r is not None and np.shape(r)[0] != 2
+                                                     for r in range)):
+        raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence of {d} pairs "
+                         f"or Nones; got range={range}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = d * [bins]
+    else:
+        if len(per_dim) != d:
+            raise ValueError("should be a bin for each dimension.")
+    flat, edges, sizes = None, [], []
+    for i in builtins.range(d):      # `range` is an argument here, as in NumPy
+        col = pts[:, i]
+        e = histogram_bin_edges(col, per_dim[i], None if range is None else range[i])
+        idx = searchsorted(e, col, side="right")
+        nb = get_aval(e).shape[0] + 1           # with an underflow and an overflow bin
+        idx = pnp.clip(pnp.where(col == e[-1], idx - 1, idx), 0, nb - 1)
+        flat = idx if flat is None else flat * nb + idx
+        edges.append(e)
+        sizes.append(nb)
+    dtype = default_int_dtype() if weights is None else get_aval(weights).dtype
+    w = pnp.ones((n,), dtype) if weights is None else weights
+    hist = pnp.zeros((math.prod(sizes),), dtype).at[flat].add(w)
+    hist = pnp.reshape(hist, tuple(sizes))[(slice(1, -1),) * d]
+    if density:
+        hist = hist.astype(get_aval(pts).dtype)
+        hist = hist / pnp.sum(hist)
+        for i, e in enumerate(edges):
+            width = e[1:] - e[:-1]
+            hist = hist / pnp.reshape(width, (1,) * i + (-1,) + (1,) * (d - i - 1))
+    return hist, edges
+
+
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any = None,
+                density: bool | None = None) -> tuple[Any, Any, Any]:
+    """numpy.histogram2d: histogramdd of the points (x[i], y[i]); `bins` an int, a pair,
+    or one array of edges for both coordinates."""
+    import plugax.numpy as pnp
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):
+        bins = [asarray(bins), asarray(bins)]
+    pts = pnp.stack([pnp.ravel(asarray(x)), pnp.ravel(asarray(y))], axis=1)
+    hist, edges = histogramdd(pts, bins, range, weights, density)
+    return hist, edges[0], edges[1]
+
 NUMPY = {f.__name__: f for f in (unique, unique_values, unique_counts, unique_inverse,
-                                 unique_all, histogram, histogram_bin_edges)}
+                                 unique_all, histogram, histogram_bin_edges, histogramdd,
+                                 histogram2d)}

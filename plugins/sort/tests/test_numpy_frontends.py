@@ -21,8 +21,9 @@ ALL_NAN_ROW = NANS.copy()
 ALL_NAN_ROW[1] = np.nan
 INTS = _RNG.integers(-3, 3, (4, 5))
 EDGES = np.array([-1.0, -0.2, 0.0, 0.5, 0.5, 2.0])
+POINTS = _RNG.standard_normal((40, 3))
 DOMAINS = {"normal": NORMAL, "ties": TIES, "nans": NANS, "all_nan_row": ALL_NAN_ROW,
-           "ints": INTS}
+           "ints": INTS, "points": POINTS}
 
 
 def _np_nearest(x, q, **kw):
@@ -34,6 +35,11 @@ def _np_nearest(x, q, **kw):
     frac = np.asarray(q) * (n - 1) % 1
     frac = frac.reshape(frac.shape + (1,) * (np.ndim(lo) - frac.ndim))
     return np.where(frac <= 0.5, lo, hi)
+
+
+def _flat(result):
+    """(hist, [edges...]) as one tuple of arrays."""
+    return (result[0], *result[1])
 
 
 def _quiet(fn):
@@ -117,6 +123,17 @@ TABLE = [
      "normal", True, False),
     ("histogram_range", lambda x: pnp.histogram(x, bins=3, range=(0.0, 2.0)),
      lambda x: np.histogram(x, bins=3, range=(0.0, 2.0)), "ties", True, False),
+    ("histogramdd", lambda x: _flat(pnp.histogramdd(x, bins=[2, 3, EDGES[[0, 2, 5]]])),
+     lambda x: _flat(np.histogramdd(x, bins=[2, 3, EDGES[[0, 2, 5]]])), "points", True, False),
+    ("histogramdd_weights_density_range",
+     lambda x: _flat(pnp.histogramdd(x, bins=3, weights=x[:, 0] ** 2, density=True,
+                                     range=[(-1, 1), None, (0, 2)])),
+     lambda x: _flat(np.histogramdd(x, bins=3, weights=x[:, 0] ** 2, density=True,
+                                    range=[(-1, 1), None, (0, 2)])), "points", True, False),
+    ("histogram2d", lambda x: pnp.histogram2d(x[:, 0], x[:, 1], bins=[3, 4]),
+     lambda x: np.histogram2d(x[:, 0], x[:, 1], bins=[3, 4]), "points", True, False),
+    ("histogram2d_edges", lambda x: pnp.histogram2d(x[:, 0], x[:, 1], bins=EDGES),
+     lambda x: np.histogram2d(x[:, 0], x[:, 1], bins=EDGES), "points", True, False),
     ("histogram_bin_edges", lambda x: pnp.histogram_bin_edges(x, bins=5),
      lambda x: np.histogram_bin_edges(x, bins=5), "normal", True, False),
 ]
@@ -161,6 +178,14 @@ def test_index_dtypes_follow_jax():
         == np.float32
     with x64():
         assert pnp.argsort(NORMAL).dtype == np.int64
+
+
+def test_histogram_count_dtypes_follow_jax():
+    """JAX counts 1-D histograms in floats (weights of ones like the data), the n-D ones
+    in the default integer type (a bincount)."""
+    assert pnp.histogram(NORMAL)[0].dtype == np.float32
+    assert pnp.histogram2d(POINTS[:, 0], POINTS[:, 1])[0].dtype == np.int32
+    assert pnp.histogramdd(POINTS, weights=POINTS[:, 0])[0].dtype == np.float32
 
 
 def test_top_k():
