@@ -118,8 +118,8 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     width = int(np.prod(rest, dtype=np.int64))
     int_dtype = default_int_dtype()
     if n == 0 or width == 0:
-        raise NotImplementedError(f"plugax.numpy.unique: empty input {get_aval(arr).str_short()}"
-                                  f" is not supported yet")
+        return _unique_empty(moved, axis_int, shape if axis is None else None, size,
+                             fill_value, (return_index, return_inverse, return_counts))
     aux, mask, perm = _sorted_rows(pnp.reshape(moved, (n, width)), equal_nan)
     aux = pnp.reshape(aux, (n, *rest))
     total = pnp.sum(mask, dtype=int_dtype)
@@ -140,6 +140,29 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
         out.append(pnp.reshape(inverse, shape) if axis is None else inverse)
     if return_counts:
         out.append(raw[1:] - raw[:-1])              # 0 for padding: n - n
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_empty(moved: Any, axis: int, flat_shape: tuple | None, size: int | None,
+                  fill_value: Any, wanted: tuple) -> Any:
+    """JAX's results for no rows (all empty) or rows of no elements (all equal: one
+    unique row, every row its inverse)."""
+    import plugax.numpy as pnp
+    n, rest = get_aval(moved).shape[0], get_aval(moved).shape[1:]
+    int_dtype = default_int_dtype()
+    if n and size is not None:
+        raise NotImplementedError("plugax.numpy.unique: size= with rows of zero elements "
+                                  "is not supported")
+    if n:
+        values, index = moved[:1], pnp.zeros((1,), int_dtype)
+        inverse, counts = pnp.zeros((n,), int_dtype), pnp.full((1,), n, int_dtype)
+    else:
+        values = moved if size is None else pnp.full((size, *rest), fill_value, moved.dtype)
+        index = inverse = counts = pnp.zeros((0,), int_dtype)
+    if flat_shape is not None:
+        inverse = pnp.reshape(inverse, flat_shape)
+    out = [pnp.moveaxis(values, 0, axis)]
+    out += [r for r, want in zip((index, inverse, counts), wanted) if want]
     return out[0] if len(out) == 1 else tuple(out)
 
 

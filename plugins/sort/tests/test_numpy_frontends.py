@@ -286,6 +286,22 @@ def test_unique_needs_size_under_jit():
         pnp.unique(np.zeros(0), size=2)
 
 
+def test_unique_of_empty_inputs_is_jax():
+    """Shapes and values recorded from jax 0.10.2."""
+    def shapes(r):
+        return [np.asarray(x).shape for x in (r if isinstance(r, tuple) else (r,))]
+    e = np.zeros(0)
+    assert shapes(pnp.unique(e, True, True, True)) == [(0,)] * 4
+    vals, *_ = pnp.unique(e, True, True, True, size=3, fill_value=5)
+    np.testing.assert_array_equal(vals, [5.0, 5.0, 5.0])
+    assert shapes(pnp.unique(np.zeros((2, 0)), True, True, True)) == [(0,), (0,), (2, 0), (0,)]
+    r = pnp.unique(np.zeros((2, 0)), True, True, True, axis=0)        # two equal empty rows
+    assert shapes(r) == [(1, 0), (1,), (2,), (1,)]
+    np.testing.assert_array_equal(r[3], [2])
+    assert shapes(pnp.unique(np.zeros((0, 2)), True, True, True, axis=0)) == [(0, 2)] + \
+        [(0,)] * 3
+
+
 def test_errors():
     with pytest.raises(TypeError, match="'kind' argument to sort"):
         pnp.sort(NORMAL, kind="quicksort")
