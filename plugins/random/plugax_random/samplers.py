@@ -113,8 +113,8 @@ def uniform_bits(data: Any, shape: tuple, dtype: np.dtype) -> Any:
 
 
 def _uniform(data, minval, maxval, shape, dtype):
-    minval = lax.convert_element_type(jnp.asarray(minval), dtype)
-    maxval = lax.convert_element_type(jnp.asarray(maxval), dtype)
+    minval = jnp.broadcast_to(lax.convert_element_type(jnp.asarray(minval), dtype), shape)
+    maxval = jnp.broadcast_to(lax.convert_element_type(jnp.asarray(maxval), dtype), shape)
     floats = uniform_bits(data, shape, dtype)
     return lax.max(minval, floats * (maxval - minval) + minval)
 

@@ -101,15 +101,25 @@ CASES = {
     "binomial": (20, lambda R, k: R.binomial(k, 5.0, 0.3, (6,))),
     "binomial_large": (20, lambda R, k: R.binomial(k, 200.0, np.array([0.2, 0.7, 0.5], np.float32))),
     "multinomial": (21, lambda R, k: R.multinomial(k, 20.0, np.array([0.2, 0.3, 0.5], np.float32), shape=(2, 3))),
+    "uniform_bcast": (22, lambda R, k: R.uniform(k, (2, 3), minval=np.zeros(3, np.float32), maxval=np.array([1.0, 2.0, 3.0], np.float32))),
+    "bernoulli_bcast": (22, lambda R, k: R.bernoulli(k, np.array([0.1, 0.9], np.float32), (3, 2))),
+    "gamma_bcast": (22, lambda R, k: R.gamma(k, np.array([1.0, 2.0], np.float32), (3, 2))),
+    "choice_axis1": (22, lambda R, k: R.choice(k, np.arange(12).reshape(3, 4), (2,), axis=1)),
+    "categorical_shape": (22, lambda R, k: R.categorical(k, LOGITS2[:2], shape=(4, 2))),
+    "dirichlet_batch": (22, lambda R, k: R.dirichlet(k, np.ones((2, 3), np.float32))),
+    "orthogonal_nm": (22, lambda R, k: R.orthogonal(k, 2, m=4)),
+    "normal_scalar": (22, lambda R, k: R.normal(k)),
+    "bits_empty": (22, lambda R, k: R.bits(k, (0,))),
 }
 
-ULP = {"dirichlet": 2, "ball": 1, "f": 2}   # f: under an outer jit only
+ULP = {"dirichlet": 2, "dirichlet_batch": 2, "ball": 1, "f": 2}   # f: under an outer jit only
 # what a case needs beyond the random family (tox env `random` loads only its requirements)
 NEEDS = {"truncated_normal": ("erf", lambda: hasattr(lax, "erf")),
          "poisson": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "poisson_large": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "multivariate_normal": ("linalg", lambda: hasattr(jnp, "linalg")),
-         "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg"))}
+         "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg")),
+         "orthogonal_nm": ("linalg", lambda: hasattr(jnp, "linalg"))}
 # the subset checked under vmap and scan (one of each kind of sampler)
 TRANSFORMED = ["bits", "split", "fold_in", "uniform_range", "normal", "bernoulli", "randint",
                "categorical_2d", "exponential", "gumbel", "choice_p", "gamma", "permutation_array",
@@ -187,6 +197,15 @@ JAX = {
     'binomial': ('float32', (6,), [1077936128, 1073741824, 1065353216, 1065353216, 1065353216, 1065353216]),
     'binomial_large': ('float32', (3,), [1111490560, 1124597760, 1119879168]),
     'multinomial': ('float32', (2, 3), [1073741824, 1088421888, 1093664768, 1082130432, 1082130432, 1094713344]),
+    'uniform_bcast': ('float32', (2, 3), [1051523212, 1033041664, 1073121990, 1054237204, 1071829774, 1072999746]),
+    'bernoulli_bcast': ('bool', (3, 2), [0, 1, 0, 1, 0, 1]),
+    'gamma_bcast': ('float32', (3, 2), [1049724445, 1075697773, 1063305144, 1058525516, 1059060397, 1069640937]),
+    'choice_axis1': ('int32', (3, 2), [0, 0, 4, 4, 8, 8]),
+    'categorical_shape': ('int32', (4, 2), [2, 0, 1, 1, 2, 0, 2, 0]),
+    'dirichlet_batch': ('float32', (2, 3), [1039474885, 1057142494, 1052592659, 1034208322, 1056321933, 1054907747]),
+    'orthogonal_nm': ('float32', (2, 4), [3197625316, 1048845601, 1062919156, 1051542709, 3208973167, 3188349419, 1017658318, 3206521919]),
+    'normal_scalar': ('float32', (), [3201709622]),
+    'bits_empty': ('uint32', (0,), []),
 }
 
 
@@ -228,7 +247,8 @@ def test_eager_matches_jax(name):
 # permutation_array there, to keep the family's tests near 30 s.
 SLOW = {"beta", "dirichlet", "t", "ball", "gamma_small", "poisson_large",
         "permutation_independent", "choice_noreplace_p", "orthogonal", "chisquare",
-        "loggamma", "generalized_normal", "multinomial"}
+        "loggamma", "generalized_normal", "multinomial", "gamma_bcast", "dirichlet_batch",
+        "orthogonal_nm"}
 
 
 @pytest.mark.parametrize("name", [n for n, (seed, _) in CASES.items()
