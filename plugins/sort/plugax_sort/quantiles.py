@@ -22,7 +22,7 @@ from .sort import sort as lax_sort
 __all__ = ["NUMPY", "quantile", "percentile", "median", "nanquantile", "nanpercentile",
            "nanmedian"]
 
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _axes(name: str, axis: Any, ndim: int) -> tuple[int, ...]:
@@ -50,12 +50,12 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     if out is not None:
         raise NotImplementedError(f"plugax.numpy.{name}: the `out` argument is not supported "
                                   f"(arrays are immutable); use the return value")
-    if weights is not None:
-        raise NotImplementedError(f"plugax.numpy.{name}: weights (JAX supports them only with "
-                                  f"method='inverted_cdf') are not supported")
     if method not in _METHODS:
         raise ValueError(f"{name}: method can only be one of {', '.join(map(repr, _METHODS))}; "
-                         f"got {method!r} (JAX's 'inverted_cdf' is not supported)")
+                         f"got {method!r}")
+    if weights is not None and method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                                  f"'inverted_cdf' supports weights.")
     x, q = asarray(a), asarray(q)
     if get_aval(x).dtype.kind == "c":
         raise ValueError("quantile does not support complex input, as the operation is "
@@ -75,8 +75,72 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
                          f"{get_aval(x).str_short()}, axis={axis})")
     rows = pnp.reshape(pnp.transpose(x, (*kept, *axes)), (*batch, n))
     nans = pnp.isnan(rows)
-    srt = lax_sort(rows, dimension=len(batch))
     qs = pnp.reshape(q, (-1,))                                  # (m,)
+    if method == "inverted_cdf":
+        w = _weights(name, weights, x, axis, axes)
+        w = pnp.reshape(pnp.transpose(w, (*kept, *axes)), (*batch, n))
+        res = _inverted_cdf(rows, w, qs, skip_nans)
+    else:
+        res = _interpolated(rows, qs, method, skip_nans)
+    if not skip_nans:
+        res = pnp.where(pnp.any(nans, axis=-1, keepdims=True), np.nan, res)
+    # (*batch, m) -> q_shape + batch (+ the reduced axes as ones)
+    res = pnp.moveaxis(res, -1, 0)
+    out_batch = tuple(1 if d in axes else shape[d] for d in range(len(shape))) if keepdims \
+        else batch
+    return pnp.reshape(res, (*q_shape, *out_batch))
+
+
+def _weights(name: str, weights: Any, x: Any, axis: Any, axes: tuple) -> Any:
+    """The weights as an array of x's shape and dtype (ones when not given)."""
+    import plugax.numpy as pnp
+    import plugax.lax as lax
+    shape = get_aval(x).shape
+    if weights is None:
+        return pnp.ones(shape, get_aval(x).dtype)
+    w = asarray(weights)
+    if get_aval(w).dtype.kind == "c":
+        raise ValueError("Weights cannot be complex types.")
+    w = w.astype(get_aval(x).dtype)
+    if get_aval(w).shape != shape:
+        if axis is None:
+            raise ValueError("Weights shape must match 'a' shape when axis is None.")
+        want = tuple(shape[a] for a in axes)
+        if get_aval(w).shape != want:
+            raise ValueError(f"Weights shape {get_aval(w).shape} must match reduction axes "
+                             f"{want}")
+        w = lax.broadcast_in_dim(w, shape, tuple(axes))
+    return w
+
+
+def _inverted_cdf(rows: Any, w: Any, qs: Any, skip_nans: bool) -> Any:
+    """The first sorted value whose cumulative weight reaches q * total. NaN data weigh
+    nothing; a row with a negative or NaN weight gives NaN (JAX's answer; NumPy raises),
+    as does a row with no valid data."""
+    import plugax.numpy as pnp
+    srt, sw = lax_sort((rows, w), dimension=get_aval(rows).ndim - 1)
+    bad_weight = (sw < 0) | pnp.isnan(sw)
+    cum = pnp.cumsum(pnp.where(bad_weight | pnp.isnan(srt), 0, sw), axis=-1)
+    target = qs * cum[..., -1:]                                         # (*batch, m)
+    idx = pnp.sum(pnp.expand_dims(cum, -2) < pnp.expand_dims(target, -1), axis=-1)
+    n = get_aval(rows).shape[-1]
+    top = pnp.sum(~pnp.isnan(rows), axis=-1, keepdims=True) - 1 if skip_nans else n - 1
+    idx = pnp.clip(idx, 0, top).astype(np.int32)
+    res = pnp.take_along_axis(srt, idx, axis=-1)
+    force = pnp.any(bad_weight, axis=-1, keepdims=True)
+    if skip_nans:
+        force = force | pnp.all(pnp.isnan(rows), axis=-1, keepdims=True)
+    return pnp.where(force, np.nan, res)
+
+
+def _interpolated(rows: Any, qs: Any, method: str, skip_nans: bool) -> Any:
+    """The sorted values at q * (n - 1), interpolated by `method` (NumPy's five)."""
+    import plugax.numpy as pnp
+    import plugax.lax as lax
+    dtype = get_aval(rows).dtype
+    batch, n = get_aval(rows).shape[:-1], get_aval(rows).shape[-1]
+    nans = pnp.isnan(rows)
+    srt = lax_sort(rows, dimension=len(batch))
     if skip_nans:
         count = pnp.sum(~nans, axis=-1, keepdims=True).astype(dtype)   # (*batch, 1)
         pos = qs * (count - 1)                                          # (*batch, m)
@@ -101,13 +165,7 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
         res = pnp.where(high_w <= 0.5, low_v, high_v)
     else:
         res = (low_v + high_v) * 0.5
-    if not skip_nans:
-        res = pnp.where(pnp.any(nans, axis=-1, keepdims=True), np.nan, res)
-    # (*batch, m) -> q_shape + batch (+ the reduced axes as ones)
-    res = pnp.moveaxis(res, -1, 0)
-    out_batch = tuple(1 if d in axes else shape[d] for d in range(len(shape))) if keepdims \
-        else batch
-    return pnp.reshape(res, (*q_shape, *out_batch))
+    return res
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: None = None, overwrite_input: bool = False,

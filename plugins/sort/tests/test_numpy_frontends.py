@@ -22,6 +22,8 @@ ALL_NAN_ROW[1] = np.nan
 INTS = _RNG.integers(-3, 3, (4, 5))
 EDGES = np.array([-1.0, -0.2, 0.0, 0.5, 0.5, 2.0])
 POINTS = _RNG.standard_normal((40, 3))
+WEIGHTS = _RNG.uniform(0, 2, (3, 6))
+WEIGHTS[0, 2] = 0.0
 DOMAINS = {"normal": NORMAL, "ties": TIES, "nans": NANS, "all_nan_row": ALL_NAN_ROW,
            "ints": INTS, "points": POINTS}
 
@@ -97,6 +99,14 @@ TABLE = [
      lambda x: np.quantile(x, Q, axis=(0, 1)), "ints", True, False),
     ("nanquantile_keepdims", lambda x: pnp.nanquantile(x, Q, axis=(1,), keepdims=True),
      _quiet(lambda x: np.nanquantile(x, Q, axis=(1,), keepdims=True)), "all_nan_row", True,
+     False),
+    ("quantile_inverted_cdf_weights",
+     lambda x: pnp.quantile(x, Q, axis=1, method="inverted_cdf", weights=WEIGHTS[0]),
+     lambda x: np.quantile(x, Q, axis=1, method="inverted_cdf",
+                           weights=np.broadcast_to(WEIGHTS[0], x.shape)), "ties", True, False),
+    ("nanquantile_inverted_cdf", lambda x: pnp.nanquantile(x, Q, method="inverted_cdf",
+                                                           weights=WEIGHTS),
+     lambda x: np.nanquantile(x, Q, method="inverted_cdf", weights=WEIGHTS), "nans", True,
      False),
     ("unique", lambda x: pnp.unique(x, True, True, True), lambda x: np.unique(x, True, True, True),
      "ties", False, False),
@@ -286,6 +296,20 @@ def test_unique_needs_size_under_jit():
         pnp.unique(np.zeros(0), size=2)
 
 
+def test_inverted_cdf_bad_weights_give_nan_as_jax():
+    """A row with a negative weight is NaN (JAX; NumPy raises); recorded from jax 0.10.2."""
+    x = np.array([[0.0, 3.0, 2.0, 2.0], [1.0, 0.0, 3.0, np.nan]])
+    w = np.array([[1.0, 1.0, 0.5, 1.0], [1.0, 1.0, 1.0, 1.0]])
+    with x64():
+        got = pnp.nanquantile(x, np.array([0.2, 0.9]), axis=1, method="inverted_cdf",
+                              weights=w)
+        np.testing.assert_array_equal(got, [[0.0, 0.0], [3.0, 3.0]])
+        w[1, 0] = -1.0
+        got = plugax.jit(lambda a, b: pnp.nanquantile(a, 0.5, axis=1, method="inverted_cdf",
+                                                      weights=b))(x, w)
+        np.testing.assert_array_equal(got, [2.0, np.nan])
+
+
 def test_unique_of_empty_inputs_is_jax():
     """Shapes and values recorded from jax 0.10.2."""
     def shapes(r):
@@ -311,6 +335,10 @@ def test_errors():
         pnp.searchsorted(NORMAL, 0.0)
     with pytest.raises(ValueError, match="method can only be"):
         pnp.quantile(NORMAL, 0.5, method="weibull")
+    with pytest.raises(NotImplementedError, match="Only method 'inverted_cdf' supports"):
+        pnp.quantile(NORMAL, 0.5, weights=NORMAL)
+    with pytest.raises(ValueError, match="Weights shape"):
+        pnp.quantile(NORMAL, 0.5, axis=1, method="inverted_cdf", weights=np.ones(3))
     with pytest.raises(ValueError, match="q must be have rank <= 1"):
         pnp.quantile(NORMAL, np.ones((2, 2)) / 2)
     with pytest.raises(ValueError, match="kth=6 is out of bounds"):
