@@ -144,6 +144,7 @@ JAX_X64 = {
     "randint": ("int64", [412274788091, 869878936110, 610672448405, 571034329911,
                           431305404201]),
     "key_big": ("uint32", [256, 3]),
+    "key_traced": ("uint32", [4294967295, 4294967295]),    # jit(PRNGKey)(int64(-1))
     "exponential": ("float64", [2.005395114484557, 0.6036802410437376, 0.2725145904247457]),
     "permutation": ("int64", [0, 5, 4, 2, 1, 3]),
     "normal": ("float64", [1.1048739767803086, -0.11756943795234803, -0.7110143201629989,
@@ -161,6 +162,7 @@ def test_x64_matches_jax(name):
         out = {"uniform": lambda: random.uniform(k, (4,)), "bits": lambda: random.bits(k, (3,)),
                "randint": lambda: random.randint(k, (5,), 0, 10**12),
                "key_big": lambda: random.PRNGKey(2**40 + 3),
+               "key_traced": lambda: plugax.jit(random.PRNGKey)(np.int64(-1)),
                "exponential": lambda: random.exponential(k, (3,)),
                "permutation": lambda: random.permutation(k, 6),
                "normal": lambda: random.normal(k, (4,))}[name]()
