@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import comparisons, cumulative, numpy_api, reduce
+from . import comparisons, cumulative, nonzero, numpy_api, reduce
 
 
 @hookimpl
@@ -25,7 +25,8 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {**reduce.LAX, **cumulative.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY}}
+    return {"lax": {**reduce.LAX, **cumulative.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY,
+                                                          **nonzero.NUMPY}}
 
 
 @hookimpl
