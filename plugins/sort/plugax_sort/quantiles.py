@@ -88,7 +88,9 @@ def _quantile(name: str, a: Any, q: Any, axis: Any, method: str, keepdims: bool,
     res = pnp.moveaxis(res, -1, 0)
     out_batch = tuple(1 if d in axes else shape[d] for d in range(len(shape))) if keepdims \
         else batch
-    return pnp.reshape(res, (*q_shape, *out_batch))
+    res = pnp.reshape(res, (*q_shape, *out_batch))
+    # a strong result, as JAX's (a Python-scalar q must not make it weakly typed)
+    return lax.convert_element_type(res, dtype) if get_aval(res).weak_type else res
 
 
 def _weights(name: str, weights: Any, x: Any, axis: Any, axes: tuple) -> Any:

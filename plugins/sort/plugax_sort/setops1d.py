@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import ConcretizationTypeError, get_aval, promote_dtypes
+from plugax.extend import ConcretizationTypeError, default_int_dtype, get_aval, promote_dtypes
 
 from .numpy_api import asarray, searchsorted
 from .setops import _concrete, _first_positions, _sorted_rows, unique
@@ -118,14 +118,16 @@ def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = No
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,
               fill_value: Any = None) -> Any:
-    """numpy.setdiff1d: the sorted unique values of ar1 that are not in ar2."""
-    a, b = _flat_pair("setdiff1d", ar1, ar2)
+    """numpy.setdiff1d: the sorted unique values of ar1 that are not in ar2 (in ar1's
+    dtype, as JAX: only the membership test promotes)."""
+    import plugax.numpy as pnp
+    a, b = pnp.ravel(asarray(ar1)), pnp.ravel(asarray(ar2))
     size = _static_size("setdiff1d", size)
     if get_aval(a).shape[0] == 0:
-        import plugax.numpy as pnp
         return pnp.full((size or 0,), 0 if fill_value is None else fill_value, a.dtype)
     vals, valid, _ = _unique_padded(a, assume_unique)
-    return _compact("setdiff1d", vals, valid & ~_member(vals, b), size, fill_value, "zero")
+    found = _member(*promote_dtypes("setdiff1d", vals, b))
+    return _compact("setdiff1d", vals, valid & ~found, size, fill_value, "zero")
 
 
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False,
@@ -140,7 +142,7 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
         out = pnp.zeros((size or 0,), a.dtype)
         if fill_value is not None:
             out = pnp.full((size or 0,), fill_value, a.dtype)
-        idx = pnp.zeros((size or 0,), np.int32)
+        idx = pnp.zeros((size or 0,), default_int_dtype())
         return (out, idx + n1, idx + n2) if return_indices else out
     vals, valid, first1 = _unique_padded(a, assume_unique)
     keep = valid & _member(vals, b)
@@ -151,7 +153,7 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False, return_indices:
     pos = pnp.minimum(searchsorted(ordered, vals), n2 - 1)
     in2 = pnp.take(first2, pos)
     return _compact("intersect1d", vals, keep, size, fill_value, "smallest",
-                    extra=((first1.astype(np.int32), n1), (in2.astype(np.int32), n2)))
+                    extra=((first1, n1), (in2, n2)))
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False, *, size: int | None = None,

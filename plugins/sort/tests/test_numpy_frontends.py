@@ -186,8 +186,10 @@ def test_index_dtypes_follow_jax():
     assert lax.top_k(NORMAL, 2)[1].dtype == np.int32
     assert pnp.median(INTS).dtype == np.float32 and pnp.median(NORMAL.astype(np.float32)).dtype \
         == np.float32
+    assert not pnp.median(INTS).weak_type and not pnp.quantile(INTS, 0.5).weak_type
     with x64():
         assert pnp.argsort(NORMAL).dtype == np.int64
+        assert pnp.unique(INTS, return_index=True)[1].dtype == np.int64
 
 
 def test_histogram_count_dtypes_follow_jax():

@@ -92,3 +92,12 @@ def test_vmap_with_size_matches_a_loop():
     for r, g in zip(rows, np.asarray(got)):
         want = np.setdiff1d(r, B)[:3]
         np.testing.assert_array_equal(g, np.pad(want, (0, 3 - len(want)), constant_values=-1))
+
+
+def test_dtypes_follow_jax():
+    u = np.array([4, 0, 1], np.uint8)
+    assert pnp.setdiff1d(u, A.astype(np.int32)).dtype == np.uint8     # ar1's dtype
+    assert pnp.union1d(u, A.astype(np.int32)).dtype == np.int32
+    assert pnp.intersect1d(A, B, return_indices=True)[1].dtype == np.int32
+    with x64():
+        assert pnp.intersect1d(A, B, return_indices=True)[1].dtype == np.int64
