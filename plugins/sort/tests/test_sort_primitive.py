@@ -156,3 +156,34 @@ def test_hypothesis_matches_numpy(shape, data):
     for outs in _both(lambda k, v: lax.sort_key_val(k, v, dimension=axis), x, riders):
         np.testing.assert_array_equal(outs[1], expected[1])
         np.testing.assert_array_equal(_bits(outs[0]), _bits(expected[0]))
+
+
+def _xla_total_order(v):
+    """A Python sort key for XLA's TOTALORDER of one float32: sign-magnitude bits."""
+    bits = int(np.float32(v).view(np.uint32))
+    return -(bits & 0x7FFFFFFF) - 1 if bits >> 31 else bits
+
+
+_TOP_K_VALUES = st.sampled_from([np.nan, -np.nan, -0.0, 0.0, 1.0, -1.0, np.inf, -np.inf])
+
+
+@settings(max_examples=25, derandomize=True, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
+def test_hypothesis_top_k_eager_and_jit(shape, data):
+    """top_k over NaNs of both signs, signed zeros and ties, every axis and k: largest
+    first in TOTALORDER, equal entries lowest index first, eagerly and under jit."""
+    values = data.draw(st.lists(_TOP_K_VALUES, min_size=int(np.prod(shape)),
+                                max_size=int(np.prod(shape))))
+    x = np.array(values, np.float32).reshape(shape)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    k = data.draw(st.integers(0, shape[axis]))
+    moved = np.moveaxis(x, axis, -1)
+    want = np.zeros(moved.shape[:-1] + (k,), np.int32)
+    for i in np.ndindex(moved.shape[:-1]):
+        row = moved[i]
+        order = sorted(range(len(row)), key=lambda j: (-_xla_total_order(row[j]), j))
+        want[i] = order[:k]
+    want = np.moveaxis(want, -1, axis)
+    for vals, idx in _both(lambda v: lax.top_k(v, k, axis=axis), x):
+        np.testing.assert_array_equal(idx, want)
+        np.testing.assert_array_equal(_bits(vals), _bits(np.take_along_axis(x, want, axis)))
