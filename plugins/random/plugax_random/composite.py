@@ -16,6 +16,7 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import default_int_dtype, is_float
 
+from . import _optional as optional
 from .keys import _shape, random_bits, split as _split_key
 from .samplers import (_broadcast_shape, _exponential, _normal, _uniform, float_dtype, jitted,
                        key_of, randint, rademacher, split2, uniform)
@@ -294,7 +295,7 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
         u_shifted = f(0.5) - abs(u)
         k = lax.floor((f(2) * a / u_shifted + b) * u + lam + f(0.43))
         s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        tt = -lam + k * log_lam - lax.lgamma(k + f(1))
+        tt = -lam + k * log_lam - optional.get("lax", "lgamma", "poisson")(k + f(1))
         accept1 = (u_shifted >= f(0.07)) & (v <= v_r)
         reject = (k < f(0)) | ((u_shifted < f(0.013)) & (v > u_shifted))
         accept = accept1 | (~reject & (s <= tt))
@@ -328,10 +329,7 @@ def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any =
 
 # --- linear algebra ----------------------------------------------------------------------
 def _linalg() -> Any:
-    if not hasattr(jnp, "linalg"):
-        raise NotImplementedError("this sampler needs plugax.numpy.linalg (the linalg plugin), "
-                                  "which is not loaded")
-    return jnp.linalg
+    return optional.get("numpy", "linalg", "multivariate_normal / orthogonal")
 
 
 @jitted("shape", "dtype", "method")
@@ -346,7 +344,8 @@ def _multivariate_normal(data, mean, cov, shape, dtype, method):
     else:
         factor = linalg.cholesky(cov)
     z = _normal(data, shape + tuple(mean.shape[-1:]), dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+    return mean + optional.get("numpy", "einsum", "multivariate_normal")(
+        "...ij,...j->...i", factor, z)
 
 
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,

@@ -23,6 +23,7 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import config, default_float_dtype, default_int_dtype, is_float
 
+from . import _optional as optional
 from ._jit import jitted
 from .keys import check_key, random_bits, split as _split_key
 from .keys import _shape, _single
@@ -91,10 +92,7 @@ def erf_inv(x: Any) -> Any:
     if dtype.itemsize < 4:       # XLA evaluates half precision in float32
         return lax.convert_element_type(erf_inv32(lax.convert_element_type(x, np.float32)),
                                          dtype)
-    if not hasattr(lax, "erf_inv"):
-        raise NotImplementedError("plugax.random: float64 normal samples need lax.erf_inv "
-                                  "(the plugax-special plugin)")
-    return lax.erf_inv(x)
+    return optional.get("lax", "erf_inv", "normal (float64)")(x)
 
 
 # --- uniform ---------------------------------------------------------------------------------
@@ -167,8 +165,9 @@ def _truncated_normal(data, lower, upper, lo, hi, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = lax.convert_element_type(lower, dtype)
     upper = lax.convert_element_type(upper, dtype)
-    a = lax.erf(lower / sqrt2)
-    b = lax.erf(upper / sqrt2)
+    erf = optional.get("lax", "erf", "truncated_normal")
+    a = erf(lower / sqrt2)
+    b = erf(upper / sqrt2)
     u = _uniform(data, a, b, shape, dtype)
     out = sqrt2 * erf_inv(u)
     return jnp.clip(out, lo, hi)

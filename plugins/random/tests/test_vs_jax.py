@@ -117,7 +117,8 @@ ULP = {"dirichlet": 2, "dirichlet_batch": 2, "ball": 1, "f": 2}   # f: under an 
 NEEDS = {"truncated_normal": ("erf", lambda: hasattr(lax, "erf")),
          "poisson": ("lgamma", lambda: hasattr(lax, "lgamma")),
          "poisson_large": ("lgamma", lambda: hasattr(lax, "lgamma")),
-         "multivariate_normal": ("linalg", lambda: hasattr(jnp, "linalg")),
+         "multivariate_normal": ("linalg and dot",
+                                 lambda: hasattr(jnp, "linalg") and hasattr(jnp, "einsum")),
          "orthogonal": ("linalg", lambda: hasattr(jnp, "linalg")),
          "orthogonal_nm": ("linalg", lambda: hasattr(jnp, "linalg"))}
 # the subset checked under vmap and scan (one of each kind of sampler)
