@@ -7,6 +7,7 @@ take_along_axis, the batched dynamic slices), with indices clamped into range.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -45,8 +46,12 @@ def iota(dtype: Any, size: int) -> Any:
 
 def broadcasted_iota(dtype: Any, shape: tuple, dimension: int) -> Any:
     """lax.broadcasted_iota: the index along `dimension` at each position of `shape`."""
-    return bind(iota_p, dtype=canonicalize_dtype(dtype), shape=tuple(int(s) for s in shape),
-                dimension=int(dimension))
+    try:
+        shape, dimension = tuple(operator.index(s) for s in shape), operator.index(dimension)
+    except TypeError:   # int(2.5) would silently make a shorter iota
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(shape)!r} (dimension {dimension!r}).") from None
+    return bind(iota_p, dtype=canonicalize_dtype(dtype), shape=shape, dimension=dimension)
 
 
 # --- take-like gathers over the general primitives ---------------------------------------------

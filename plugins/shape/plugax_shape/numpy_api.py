@@ -28,9 +28,14 @@ def _is_traced_or_array(x: Any) -> bool:
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (tuple, list)) or np.ndim(shape):
-        return tuple(operator.index(s) for s in shape)
-    return (operator.index(shape),)
+    """A shape as a tuple of ints; anything else (a float size, a traced value) is JAX's
+    TypeError naming the shape, never a size silently truncated."""
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) or np.ndim(shape) else (shape,)
+    try:
+        return tuple(operator.index(s) for s in dims)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape!r}.") from None
 
 
 def _convert(x: Any, dtype: Any, weak_type: bool = False) -> Any:
@@ -62,7 +67,14 @@ def asarray(a: Any, dtype: Any = None, copy: Any = None) -> Any:
                          "needs numbers or booleans)")
     if isinstance(a, (list, tuple)) and any(_is_traced_or_array(e) or isinstance(e, (list, tuple))
                                             for e in a):
-        return stack([asarray(e, dtype) for e in a]) if a else asarray(np.asarray(a), dtype)
+        if not a:
+            return asarray(np.asarray(a), dtype)
+        parts = [asarray(e, dtype) for e in a]
+        if len({get_aval(p).shape for p in parts}) > 1:     # NumPy's (and JAX's) ValueError
+            raise ValueError(f"setting an array element with a sequence. The requested array "
+                             f"has an inhomogeneous shape after 1 dimensions: the elements "
+                             f"have shapes {', '.join(str(get_aval(p).shape) for p in parts)}")
+        return stack(parts)
     if _is_traced_or_array(a):
         return a if dtype is None else _convert(a, dtype, False)
     if dtype is None:
@@ -273,6 +285,10 @@ def expand_dims(a: Any, axis: Any) -> Any:
 def squeeze(a: Any, axis: Any = None) -> Any:
     aval = get_aval(a)
     axes = [i for i, s in enumerate(aval.shape) if s == 1] if axis is None else axis
+    wanted = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    if any(-aval.ndim <= d < aval.ndim and aval.shape[d] != 1 for d in wanted):
+        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={aval.shape} and dimensions={wanted}")
     return structural.squeeze(a, axes)
 
 
@@ -280,6 +296,10 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0) -> Any:
     arrays = _promote(*arrays)
     if axis is None:
         return concatenate([ravel(a) for a in arrays], 0)
+    shapes = [get_aval(a).shape for a in arrays]
+    if len({len(s) for s in shapes}) > 1:   # JAX's TypeError, before the primitive's
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: "
+                        f"got {', '.join(map(str, shapes))}.")
     return slicing.concatenate(arrays, canonical_axis(axis, ndim(arrays[0])))
 
 
@@ -287,6 +307,10 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     if not len(arrays):
         raise ValueError("need at least one array to stack")
     arrays = _promote(*arrays)
+    shapes = [get_aval(a).shape for a in arrays]
+    if len(set(shapes)) > 1:
+        raise ValueError(f"All input arrays must have the same shape. Got "
+                         f"{', '.join(map(str, shapes))}.")
     axis = canonical_axis(axis, ndim(arrays[0]) + 1)
     return slicing.concatenate([expand_dims(a, axis) for a in arrays], axis)
 
