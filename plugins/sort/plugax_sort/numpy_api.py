@@ -23,6 +23,7 @@ __all__ = ["LAX", "NUMPY", "approx_max_k", "approx_min_k", "sort", "argsort", "l
 
 
 def asarray(a: Any) -> Any:
+    """`a` as an Array or tracer (those pass through untouched: no conversion per call)."""
     if type(a) is Array or isinstance(a, Tracer):
         return a
     import plugax.numpy as pnp
@@ -62,7 +63,7 @@ def _iota(dtype: Any, shape: tuple, dimension: int) -> Any:
     return lax.broadcasted_iota(dtype, shape, dimension)
 
 
-# --- lax.approx_max_k / approx_min_k -----------------------------------------------------
+# --- descending order, lax.approx_max_k / approx_min_k ------------------------------------
 def _descending_with_indices(x: Any, axis: int, index_dtype: Any) -> tuple[Any, Any]:
     """(values, indices) sorted largest first along `axis`, equal values in their original
     order: a stable ascending sort of the reversed array, reversed back."""
@@ -86,8 +87,7 @@ def _approx_k(name: str, operand: Any, k: int, reduction_dimension: int, largest
                                   f"reduction) is not supported; the result is exact")
     if largest:
         return top_k(x, int(k), axis=axis)
-    else:
-        vals, idx = sort_key_val(x, _iota(np.int32, aval.shape, axis), dimension=axis)
+    vals, idx = sort_key_val(x, _iota(np.int32, aval.shape, axis), dimension=axis)
     return _take_first(vals, int(k), axis), _take_first(idx, int(k), axis)
 
 
