@@ -495,5 +495,18 @@ LAX.update({
         grad=True, rtol=1e-5),
 })
 
+_SHAPE_TESTS = ("checked by plugins/shape/tests (test_gather_scatter.py, "
+                "test_index_frontends.py): values against NumPy float64 loops in every mode, "
+                "the kit's jvp/transpose/vmap/lowering checks, and JAX's recorded results")
+_DOT_TESTS = ("checked by plugins/dot/tests/test_precision.py: accepted everywhere JAX "
+              "accepts it, reaching the lowering without changing values")
 LAX_SKIPPED = {"RoundingMethod": "an enum (the rounding_method of lax.round), not a "
-                                 "function; lax.round's cases pass it"}
+                                 "function; lax.round's cases pass it",
+               **{name: _SHAPE_TESTS for name in (
+                   "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+                   "scatter", "scatter_mul", "scatter_min", "scatter_max",
+                   "dynamic_slice_in_dim", "dynamic_index_in_dim",
+                   "dynamic_update_slice_in_dim", "dynamic_update_index_in_dim")},
+               **{name: _DOT_TESTS for name in ("Precision", "canonicalize_precision")},
+               "stop_gradient": "checked by tests/integration/test_stop_gradient.py: identity "
+                                "values, zero derivative under grad/jvp/vmap/jit",}
