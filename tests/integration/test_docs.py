@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pathlib
 import re
+import sys
+import types
 import traceback
 from dataclasses import dataclass
 
@@ -50,8 +52,19 @@ def code_blocks(text: str) -> list[Block]:
 
 
 def run_document(path: pathlib.Path) -> int:
-    """Run the python blocks of one document; return how many ran."""
-    namespace: dict = {"__name__": f"docs_{path.stem.replace('-', '_')}"}
+    """Run the python blocks of one document; return how many ran.
+
+    The blocks run in a module of their own, registered in sys.modules while they
+    run, as a script's would be (dataclasses look their module up there)."""
+    module = types.ModuleType(f"docs_{path.stem.replace('-', '_')}")
+    sys.modules[module.__name__] = module
+    try:
+        return _run_blocks(path, module.__dict__)
+    finally:
+        sys.modules.pop(module.__name__, None)
+
+
+def _run_blocks(path: pathlib.Path, namespace: dict) -> int:
     blocks = [b for b in code_blocks(path.read_text(encoding="utf-8")) if b.language == "python"]
     for n, block in enumerate(blocks, 1):
         code = compile("\n" * (block.line - 1) + block.source, str(path), "exec")
