@@ -97,6 +97,13 @@ def linearize_flat(fun: Callable, primals: Sequence[Any],
 
     outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site, dce=False)
     n_out = n_outs[-1]
+    if any(unknown[:n_out]):
+        raise ValueError(
+            "Linearization failed to produce known values for all output primals: an "
+            "operation's jvp rule computed its primal output from the tangents, so reverse "
+            "mode (grad, vjp, linearize) cannot separate the two. A jvp rule must compute "
+            "primal outputs from primal inputs only; forward mode (jvp) still works."
+            f"\n  at {site}")
     primals_out = outs[:n_out]
     return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
 

@@ -467,3 +467,33 @@ def test_vjp_is_transpose_of_jvp_on_pytrees(name):
     np.testing.assert_allclose(_inner(ct, t_out), _inner(ct_in, tangents), rtol=1e-10)
     _, f_lin = px.linearize(f, *primals)
     np.testing.assert_allclose(_inner(ct, f_lin(*tangents)), _inner(ct, t_out), rtol=1e-12)
+
+
+def test_a_jvp_rule_whose_primal_depends_on_tangents_fails_clearly(plugax_registry):
+    """JAX: "Linearization failed to produce known values for all output primals".
+    plugax used to fail later with a confusing dtype-object error."""
+    import pytest
+    from plugax.extend import PluginInfo, Primitive, RuleSet, ShapedArray, hookimpl
+
+    leaky_p = Primitive("leaky_primal")
+
+    def jvp(ctx, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return leaky_p.bind(x + 0 * t), 2 * t
+
+    class Leaky:
+        @hookimpl
+        def plugax_plugin_info(self):
+            return PluginInfo(name="leaky")
+
+        @hookimpl
+        def plugax_primitive_rules(self):
+            return [RuleSet(leaky_p, impl=lambda ctx, x: 2 * x, jvp=jvp,
+                            abstract_eval=lambda ctx, x: ShapedArray(x.shape, x.dtype))]
+
+    plugax_registry.register(Leaky(), "leaky")
+    _, t = px.jvp(leaky_p.bind, (1.0,), (1.0,))
+    assert float(t) == 2.0                                   # forward mode still works
+    with pytest.raises(ValueError, match="Linearization failed to produce known values"):
+        px.grad(leaky_p.bind)(1.0)
+    assert float(px.grad(lambda x: x * 3)(1.0)) == 3.0   # and the next call works
