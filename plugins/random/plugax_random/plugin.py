@@ -1,24 +1,26 @@
 """Hook implementations of the random family (issue 16).
 
 One primitive, `threefry2x32` (`threefry`), and the `plugax.random` namespace built
-on it with other families' front ends (`keys`, `samplers`, ...).
+on it with other families' front ends (`keys`, `samplers`, ...); permutations sort with
+the sort family's `lax.sort_key_val` / `lax.top_k`.
 """
 from __future__ import annotations
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import api, permutation, threefry
+from . import api, threefry
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    return PluginInfo(name="random", requires=("elementwise", "shape", "reductions", "control_flow", "xla_call"),
+    return PluginInfo(name="random", requires=("elementwise", "shape", "reductions",
+                                                "control_flow", "xla_call", "sort"),
                       description="plugax.random: threefry keys and samplers, bit-exact with JAX")
 
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return list(threefry.RULES) + list(permutation.RULES)
+    return list(threefry.RULES)
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""The random family's primitives: threefry2x32 and the private random_argsort.
+"""The random family's primitive, threefry2x32.
 
 threefry2x32 is checked against the Threefry-2x32-20 known-answer vectors of Random123
 (the published reference implementation), against an independent NumPy transcription of
@@ -13,7 +13,7 @@ import pytest
 import plugax
 import plugax.numpy as jnp
 from plugax.extend import ShapeError, float0
-from plugax.lax import random_argsort_p, threefry2x32_p
+from plugax.lax import threefry2x32_p
 from plugax.testing import check_primitive
 
 U32 = np.uint32
@@ -91,20 +91,6 @@ def test_jaxpr_is_one_equation():
     text = str(plugax.make_jaxpr(lambda *a: threefry2x32_p.bind(*a))(U32(0), U32(1), words(4),
                                                                         words(4)))
     assert text.count("threefry2x32") == 1
-
-
-@pytest.mark.parametrize("keys,dimension,descending", [
-    (words(3, 6), 1, False), (words(4, 2), 0, False),
-    (RNG.normal(size=(3, 5)).astype(np.float32), 1, True),
-    (np.array([[3, 1, 3, 1, 2]], U32), 1, False),          # ties keep their order
-    (np.array([2.0, 5.0, 2.0, 5.0], np.float32), 0, True)])
-def test_argsort_is_stable_and_compiles_to_the_same(keys, dimension, descending):
-    ran = check_primitive(random_argsort_p, keys, dimension=dimension, descending=descending,
-                          lowering=True)
-    assert "lowering" in ran
-    got = np.asarray(random_argsort_p.bind(keys, dimension=dimension, descending=descending))
-    order = -keys.astype(np.float64) if descending else keys
-    np.testing.assert_array_equal(got, np.argsort(order, axis=dimension, kind="stable"))
 
 
 def test_permutation_is_differentiable_in_the_values():
