@@ -17,7 +17,7 @@ import plugax.numpy as jnp
 from plugax.extend import default_int_dtype, is_float
 
 from . import _optional as optional
-from .keys import _shape, random_bits, split as _split_key
+from .keys import _shape, split as _split_key
 from .samplers import (_broadcast_shape, _exponential, _normal, _uniform, float_dtype, jitted,
                        key_of, randint, rademacher, split2, uniform)
 
@@ -393,5 +393,3 @@ def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
     return _orthogonal(key_of("orthogonal", key), n=int(n), m=int(m), shape=_shape(shape),
                        dtype=dtype)
 
-
-_ = random_bits

@@ -21,7 +21,7 @@ import plugax
 import plugax.extend
 import plugax.lax as lax
 import plugax.numpy as jnp
-from plugax.extend import config, default_float_dtype, default_int_dtype, is_float
+from plugax.extend import default_float_dtype, default_int_dtype, is_float
 
 from . import _optional as optional
 from ._jit import jitted
@@ -369,5 +369,3 @@ def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any
     out = _randint(key_of("randint", key), minval, maxval, shape=shape, dtype=sample_dtype)
     return out.astype(dtype)
 
-
-_ = config
