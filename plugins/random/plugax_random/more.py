@@ -9,7 +9,7 @@ import numpy as np
 
 import plugax.lax as lax
 import plugax.numpy as jnp
-from plugax.extend import default_int_dtype
+from plugax.extend import default_float_dtype, default_int_dtype
 
 from .composite import _gamma_body
 from .keys import KEY_DTYPE, _shape, check_key, split as split_keys
@@ -84,7 +84,8 @@ def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 def _double_sided_maxwell(data, loc, scale, shape, dtype):
     k_maxwell, k_sign = split2(data)
     m = _maxwell_body(k_maxwell, shape, dtype)
-    b = _uniform(k_sign, 0.0, 1.0, shape, np.dtype(np.float32)) < np.float32(0.5)
+    fdt = np.dtype(default_float_dtype())      # JAX's rademacher: bernoulli(p=0.5), a Python float
+    b = _uniform(k_sign, 0.0, 1.0, shape, fdt) < fdt.type(0.5)
     sign = (2 * b.astype(np.int32) - 1).astype(dtype)    # rademacher
     return sign * m * scale + loc
 

@@ -287,7 +287,8 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None,
 def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Random signs, -1 or +1 with equal probability (default dtype int)."""
     dtype = np.dtype(default_int_dtype() if dtype is None else dtype)
-    b = bernoulli(key, np.float32(0.5), _shape(shape))
+    # JAX passes p=0.5, a Python float: float64 bits under x64
+    b = bernoulli(key, np.dtype(default_float_dtype()).type(0.5), _shape(shape))
     return (2 * b.astype(np.int32) - 1).astype(dtype)
 
 

@@ -147,6 +147,7 @@ JAX_X64 = {
     "key_traced": ("uint32", [4294967295, 4294967295]),    # jit(PRNGKey)(int64(-1))
     "exponential": ("float64", [2.005395114484557, 0.6036802410437376, 0.2725145904247457]),
     "permutation": ("int64", [0, 5, 4, 2, 1, 3]),
+    "rademacher": ("int64", [-1, 1, 1, 1, 1, -1, -1, -1]),      # bernoulli on float64 bits
     "normal": ("float64", [1.1048739767803086, -0.11756943795234803, -0.7110143201629989,
                            -0.8265806018037718]),
 }
@@ -165,6 +166,7 @@ def test_x64_matches_jax(name):
                "key_traced": lambda: plugax.jit(random.PRNGKey)(np.int64(-1)),
                "exponential": lambda: random.exponential(k, (3,)),
                "permutation": lambda: random.permutation(k, 6),
+               "rademacher": lambda: random.rademacher(k, (8,)),
                "normal": lambda: random.normal(k, (4,))}[name]()
         dtype, ref = JAX_X64[name]
         assert str(out.dtype) == dtype
