@@ -9,7 +9,7 @@ import numpy as np
 
 import plugax.lax as lax
 import plugax.numpy as jnp
-from plugax.extend import default_float_dtype, default_int_dtype
+from plugax.extend import default_float_dtype, default_int_dtype, promote_dtypes
 
 from .composite import _gamma_body
 from .keys import KEY_DTYPE, _shape, check_key, split as split_keys
@@ -357,8 +357,6 @@ def multinomial(key: Any, n: Any, p: Any, *, shape: Sequence[int] | None = None,
                 dtype: Any = None, unroll: Any = 1) -> Any:
     """Multinomial(n, p) counts over p's last axis, by a chain of conditional binomials."""
     dtype = float_dtype("multinomial", dtype)
-    n, p = _inexact(n), _inexact(p)
-    common = np.result_type(np.dtype(n.dtype), np.dtype(p.dtype))
-    n, p = n.astype(common), p.astype(common)
+    n, p = (jnp.asarray(v) for v in promote_dtypes("multinomial", n, p, category="inexact"))
     shape = tuple(p.shape) if shape is None else _shape(shape)
     return _multinomial(key_of("multinomial", key), n, p, shape=shape, dtype=dtype)

@@ -148,6 +148,8 @@ JAX_X64 = {
     "exponential": ("float64", [2.005395114484557, 0.6036802410437376, 0.2725145904247457]),
     "permutation": ("int64", [0, 5, 4, 2, 1, 3]),
     "rademacher": ("int64", [-1, 1, 1, 1, 1, -1, -1, -1]),      # bernoulli on float64 bits
+    # n=20.0 is weakly typed: n and p promote to p's float32, the counts come as float64
+    "multinomial": ("float64", [2.0, 7.0, 11.0, 4.0, 4.0, 12.0]),
     "normal": ("float64", [1.1048739767803086, -0.11756943795234803, -0.7110143201629989,
                            -0.8265806018037718]),
 }
@@ -167,6 +169,9 @@ def test_x64_matches_jax(name):
                "exponential": lambda: random.exponential(k, (3,)),
                "permutation": lambda: random.permutation(k, 6),
                "rademacher": lambda: random.rademacher(k, (8,)),
+               "multinomial": lambda: random.multinomial(
+                   random.key(21), 20.0, np.array([0.2, 0.3, 0.5], np.float32),
+                   shape=(2, 3)).ravel(),
                "normal": lambda: random.normal(k, (4,))}[name]()
         dtype, ref = JAX_X64[name]
         assert str(out.dtype) == dtype
