@@ -21,6 +21,7 @@ __all__ = [
     "canonicalize_dtype", "dtype_of_value", "is_weakly_typed_value", "result_type",
     "promote_types", "short_name", "issubdtype_inexact", "is_float", "is_integer",
     "default_float_dtype", "default_int_dtype", "python_scalar_dtype", "supported_dtypes",
+    "to_inexact_dtype",
     "float_dtypes",
     "TypePromotionError",
 ]
@@ -84,6 +85,21 @@ def default_float_dtype() -> np.dtype:
 
 def default_int_dtype() -> np.dtype:
     return int64 if config.enable_x64 else int32
+
+
+# The float an integer or bool array becomes where a float is needed (sin, mean, true
+# division): 64-bit integers become float64, narrower ones float32, as in JAX 0.10
+# (under x64 too). canonicalize_dtype then narrows float64 when x64 is off.
+_TO_INEXACT = {np.dtype(k): np.dtype(v) for k, v in [
+    ("bool", "float32"), ("int8", "float32"), ("uint8", "float32"), ("int16", "float32"),
+    ("uint16", "float32"), ("int32", "float32"), ("uint32", "float32"),
+    ("int64", "float64"), ("uint64", "float64")]}
+
+
+def to_inexact_dtype(dtype: Any) -> np.dtype:
+    """The inexact dtype `dtype` promotes to (itself if it is already inexact)."""
+    dtype = np.dtype(dtype)
+    return canonicalize_dtype(_TO_INEXACT.get(dtype, dtype))
 
 
 def python_scalar_dtype(x: Any) -> np.dtype:

@@ -24,6 +24,7 @@ from .dtypes import (canonicalize_dtype, result_type, promote_types, short_name,
                      int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
                      float32, float64, float0, supported_dtypes, float_dtypes, is_float,
                      is_integer, issubdtype_inexact, default_float_dtype, default_int_dtype,
+                     to_inexact_dtype,
                      python_scalar_dtype, dtype_of_value, TypePromotionError)
 from .errors import (ShapeError, PlugaxError, ConcretizationTypeError, PluginAPIVersionError,
                      MissingRuleError, PluginError, PluginConflictError, UnexpectedTracerError,
@@ -71,6 +72,7 @@ __all__ = [
     "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
     "float32", "float64", "float0", "supported_dtypes", "float_dtypes", "is_float",
     "is_integer", "issubdtype_inexact", "default_float_dtype", "default_int_dtype",
+    "to_inexact_dtype",
     "python_scalar_dtype", "dtype_of_value",
     # errors plugins raise or catch
     "ShapeError", "PlugaxError", "ConcretizationTypeError", "MissingRuleError", "PluginError",

@@ -79,7 +79,7 @@ def _operand_type(fn_name: str, i: int, x: Any) -> tuple[np.dtype, bool, tuple]:
 def _result_type(types: tuple, category: str | None, x64: bool) -> tuple[np.dtype, bool]:
     dtype, weak = dtypes.promote_types(*types)
     if category == "inexact" and not dtypes.issubdtype_inexact(dtype):
-        dtype = dtypes.default_float_dtype()
+        dtype = dtypes.to_inexact_dtype(dtype)
     elif category == "numeric" and dtype == dtypes.bool_:
         dtype = dtypes.default_int_dtype()
     return dtype, weak

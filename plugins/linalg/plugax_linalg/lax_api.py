@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from plugax.extend import bind, default_float_dtype, get_aval
+from plugax.extend import bind, get_aval, to_inexact_dtype
 
 from .ad import mT
 from .primitives import check_matrix, cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
@@ -25,7 +25,7 @@ def inexact(x: Any) -> Any:
     import plugax.numpy as jnp
     x = jnp.asarray(x)
     if not np.issubdtype(get_aval(x).dtype, np.inexact):
-        x = x.astype(default_float_dtype())
+        x = x.astype(to_inexact_dtype(get_aval(x).dtype))
     return x
 
 

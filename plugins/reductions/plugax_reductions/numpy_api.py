@@ -15,8 +15,8 @@ from typing import Any, Callable
 import numpy as np
 
 from plugax.extend import (Array, Primitive, Tracer, bfloat16, bool_, canonicalize_dtype,
-                           default_float_dtype, default_int_dtype, float16, float32, get_aval,
-                           issubdtype_inexact, scalar_like, shared_constant)
+                           default_int_dtype, float16, float32, get_aval, scalar_like,
+                           shared_constant, to_inexact_dtype)
 
 from . import cumulative as C
 from . import reduce as R
@@ -54,8 +54,9 @@ def _accumulator(dtype: np.dtype) -> np.dtype:
 
 
 def _inexact(dtype: np.dtype) -> np.dtype:
-    """mean/var of integers and bools are floats of the default width."""
-    return dtype if issubdtype_inexact(dtype) else default_float_dtype()
+    """mean/var of integers and bools are floats: float64 for 64-bit integers, else
+    float32 (JAX 0.10's table, to_inexact_dtype)."""
+    return to_inexact_dtype(dtype)
 
 
 def _computation(dtype: np.dtype) -> np.dtype:

@@ -15,7 +15,7 @@ import numpy as np
 
 from plugax.extend import (Array, Tracer, array_value, bfloat16, canonicalize_dtype,
                            default_float_dtype, dtype_of_value, float16, float32, get_aval,
-                           issubdtype_inexact, result_type)
+                           result_type, to_inexact_dtype)
 
 from . import indexing, slicing, structural
 from ._common import canonical_axes, canonical_axis, normalized_indices
@@ -205,7 +205,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 
 
 def _inexact(dtype: np.dtype) -> np.dtype:
-    return dtype if issubdtype_inexact(dtype) else default_float_dtype()
+    return to_inexact_dtype(dtype)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Array:
