@@ -355,6 +355,8 @@ def _programs() -> dict[str, tuple]:
                              lax.dynamic_update_slice(x, x[:1, :1], (1, 1)),
                              x[np.array([1, 0])], x.at[np.array([0, 0])].add(1.0),
                              pnp.squeeze(x[None], 0)], (x,)),
+        "sorting": (lambda x: [lax.sort(x, dimension=0), pnp.argsort(x), lax.top_k(x, 2)[0],
+                               pnp.median(x, axis=1)], (x,)),
         "products": (lambda x, y: [x @ y.T, pnp.dot(x[0], y[0]), pnp.outer(x[0], y[0]),
                                    pnp.einsum("ij,kj->ik", x, y),
                                    pnp.tensordot(x, y, 2)], (x, y)),
