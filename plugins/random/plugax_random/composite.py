@@ -17,8 +17,9 @@ import plugax.numpy as jnp
 from plugax.extend import default_int_dtype, is_float
 
 from . import _optional as optional
-from .keys import _shape, split as _split_key
-from .samplers import (_broadcast_shape, _exponential, _normal, _uniform, float_dtype, jitted,
+from .gamma import random_gamma_p
+from .keys import _shape
+from .samplers import (_broadcast_shape, _normal, _uniform, float_dtype, jitted,
                        key_of, randint, rademacher, split2, uniform)
 
 __all__ = ["choice", "gamma", "loggamma", "beta", "dirichlet", "t", "generalized_normal",
@@ -83,92 +84,10 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
                           tuple(arr.shape[:axis]) + shape + tuple(arr.shape[axis + 1:]))
 
 
-# --- gamma -------------------------------------------------------------------------------
-def _gamma_one(data: Any, alpha: Any, log_space: bool) -> Any:
-    """One Gamma(alpha) sample, Marsaglia-Tsang (alpha < 1 boosted by u**(1/alpha))."""
-    dtype = np.dtype(alpha.dtype)
-
-    def c(v: float) -> Any:
-        return np.array(v, dtype)
-    zero, one = c(0), c(1)
-    boost_mask = lax.ge(alpha, one)
-    alpha_orig = alpha
-    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
-    d = lax.sub(alpha, c(1.0 / 3.0))
-    cc = lax.div(c(1.0 / 3.0), lax.sqrt(d))
-
-    def cond_fn(state):
-        _, X, V, U = state
-        return lax.bitwise_and(
-            lax.ge(U, lax.sub(one, lax.mul(c(0.0331), lax.mul(X, X)))),
-            lax.ge(lax.log(U), lax.add(lax.mul(X, c(0.5)),
-                                       lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
-
-    def body_fn(state):
-        def next_kxv(kxv):
-            k, sub = split2(kxv[0])
-            x = _normal(sub, (), dtype)
-            return k, x, lax.add(one, lax.mul(x, cc))
-        k, x_key, u_key = split2(state[0], 3)
-        _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
-                                 (x_key, zero, c(-1)))
-        X = lax.mul(x, x)
-        V = lax.mul(lax.mul(v, v), v)
-        U = _uniform(u_key, 0.0, 1.0, (), dtype)
-        return k, X, V, U
-
-    k, sub = split2(data)
-    _, _, V, _ = lax.while_loop(cond_fn, body_fn, (k, zero, one, c(2)))
-    if log_space:
-        log_samples = lax.neg(_exponential(sub, (), dtype))
-        log_boost = lax.select(boost_mask | (log_samples == zero), zero,
-                               lax.mul(log_samples, lax.div(one, alpha_orig)))
-        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
-    samples = one - _uniform(sub, 0.0, 1.0, (), dtype)
-    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
-    return lax.mul(lax.mul(d, V), boost)
-
-
+# --- gamma (the sampler itself is the random_gamma primitive: gamma.py) -----------------
 def _gamma_body(data: Any, a: Any, shape: tuple, dtype: np.dtype, log_space: bool) -> Any:
     a = jnp.broadcast_to(lax.convert_element_type(a, dtype), shape)
-    size = math.prod(shape)
-    if size == 0:
-        return jnp.zeros(shape, dtype)
-    keys = _split_key(data, size)
-    samples = _flat_sampler(log_space)(keys, jnp.reshape(a, (size,)))
-    return jnp.reshape(samples, shape)
-
-
-_SAMPLERS: dict = {}
-
-
-def _flat_sampler(log_space: bool) -> Any:
-    """Gamma samples for flat (keys, alphas), with JAX's implicit-reparameterisation
-    derivative in alpha as a custom_jvp (the rejection loops themselves have none).
-    Built on first use: `plugax.custom_jvp` does not exist yet while plugins import."""
-    if log_space not in _SAMPLERS:
-        import plugax
-
-        from .gamma_grad import gamma_sample_grad
-
-        def sample(keys: Any, alphas: Any) -> Any:
-            return lax.map(lambda ka: _gamma_one(ka[0], ka[1], log_space), (keys, alphas))
-        sample = plugax.custom_jvp(sample)
-
-        @sample.defjvp
-        def sample_jvp(primals: Any, tangents: Any) -> Any:
-            keys, alphas = primals
-            a_dot = tangents[1]
-            x = sample(keys, alphas)
-            if log_space:   # d log x / da = (dx/da) / x, x floored at tiny as in JAX
-                ex = jnp.exp(x)
-                ex = jnp.where(ex == 0, np.array(np.finfo(ex.dtype).tiny, ex.dtype), ex)
-                g = gamma_sample_grad(alphas, ex) / ex
-            else:
-                g = gamma_sample_grad(alphas, x)
-            return x, a_dot * g
-        _SAMPLERS[log_space] = sample
-    return _SAMPLERS[log_space]
+    return random_gamma_p.bind(data, a, log_space=log_space)
 
 
 _gamma_jit = jitted("shape", "dtype", "log_space")(_gamma_body)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import api, threefry
+from . import api, gamma, threefry
 
 
 @hookimpl
@@ -20,7 +20,7 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return list(threefry.RULES)
+    return list(threefry.RULES) + list(gamma.RULES)
 
 
 @hookimpl
