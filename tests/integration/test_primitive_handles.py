@@ -54,6 +54,7 @@ JAX_OTHER = {
     "eigh": "jax._src.lax.linalg.eigh_p",
     "svd": "jax._src.lax.linalg.svd_p",
     "threefry2x32": "jax._src.random.threefry2x32.threefry2x32_p",
+    "random_gamma": "jax._src.random.core.random_gamma_p",
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 

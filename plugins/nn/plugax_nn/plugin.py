@@ -12,12 +12,12 @@ from typing import Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import activations, normalize
+from . import activations, initializers, normalize
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    return PluginInfo(name="nn", requires=("elementwise", "shape", "reductions", "dot"),
+    return PluginInfo(name="nn", requires=("elementwise", "shape", "reductions", "dot", "random"),
                       description="plugax.nn: activations, softmax, one_hot, attention")
 
 
@@ -25,4 +25,5 @@ def plugax_plugin_info() -> PluginInfo:
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
     names = {name: getattr(activations, name) for name in activations.__all__}
     names.update({name: getattr(normalize, name) for name in normalize.__all__})
-    return {"nn": names}
+    inits = {name: getattr(initializers, name) for name in initializers.__all__}
+    return {"nn": names, "nn.initializers": inits}
