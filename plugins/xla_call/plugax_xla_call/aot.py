@@ -8,8 +8,6 @@ passing it tracers of a transformation, is a `TypeError`.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import struct
 from typing import Any, Sequence
 
@@ -100,6 +98,7 @@ class Compiled:
                 "out_tree": _tree_json(self._out_tree),
                 "static_argnums": list(self._static_argnums)}
         exe = self._exe.serialize()
+        import hashlib, json   # noqa: E401 - only serialization needs them (~4 ms to import)
         meta["sha256"] = hashlib.sha256(exe).hexdigest()
         raw = json.dumps(meta, sort_keys=True).encode()
         return _MAGIC + _LEN.pack(len(raw)) + raw + exe
@@ -118,6 +117,7 @@ def deserialize_compiled(data: bytes) -> Compiled:
         raise ValueError("not a plugax serialized executable (bad magic); only bytes from "
                          "Compiled.serialize() can be loaded")
     (n,) = _LEN.unpack_from(data, len(_MAGIC))
+    import hashlib, json   # noqa: E401 - see serialize
     try:
         meta = json.loads(bytes(data[start:start + n]))
         exe_bytes = bytes(data[start + n:])
