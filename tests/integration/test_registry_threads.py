@@ -176,3 +176,27 @@ def test_jit_entries_traced_during_a_rebuild_are_retraced(plugax_registry):
     finally:
         plugax_registry.unregister("empty")
     assert len(traced) == 2 and traced[0] == traced[1]
+
+
+def test_after_a_strict_conflict_the_name_can_be_registered_again(plugax_registry, monkeypatch):
+    class Clash:
+        @hookimpl
+        def plugax_plugin_info(self):
+            return PluginInfo(name="again")
+
+        @hookimpl
+        def plugax_primitive_rules(self):
+            return [RuleSet(Primitive("sin"), impl=_sin_impl,
+                            abstract_eval=lambda ctx, x: ShapedArray(x.shape, x.dtype))]
+
+    class Fine:
+        @hookimpl
+        def plugax_plugin_info(self):
+            return PluginInfo(name="again")
+
+    monkeypatch.setenv("PLUGAX_STRICT_PLUGINS", "1")
+    with pytest.raises(plugax.PluginConflictError):
+        plugax_registry.register(Clash(), "again")
+    plugax_registry.register(Fine(), "again")          # pluggy no longer holds the refused one
+    assert plugax_registry.records["again"].status == "loaded"
+    plugax_registry.unregister("again")

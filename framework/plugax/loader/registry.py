@@ -484,6 +484,8 @@ class Registry:
         """A conflict: strict mode stops the import, otherwise the plugin is skipped."""
         if self.strict:
             record.status, record.reason = "failed", reason
+            if record.plugin is not None and self.pm.is_registered(record.plugin):
+                self.pm.unregister(record.plugin)   # so the name can be registered again
             raise PluginConflictError(f"{record.owner()} was not loaded: {reason}")
         self._fail(record, reason)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 __all__ = ["MODULES", "USER_API", "import_problems", "check_public_imports", "scan"]
 
 MODULES = {"plugax.extend", "plugax.lax", "plugax.numpy", "plugax.tree_util", "plugax.tree",
-           "plugax.test_util", "plugax.scipy",
+           "plugax.test_util", "plugax.scipy", "plugax.random", "plugax.nn", "plugax.ops",
            "plugax.experimental"}
 # `plugax.<name>` reached from `import plugax`: the user-level API, as `jax.<name>`
 USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr", "linearize",
@@ -40,7 +40,8 @@ USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr",
             "block_until_ready", "Array", "extend", "lax", "numpy", "tree_util", "tree",
             "test_util", "scipy", "jacobian", "ShapeDtypeStruct", "eval_shape", "typeof",
             "checkpoint", "remat", "checkpoint_policies", "disable_jit", "named_call",
-            "named_scope", "float0", "device_put", "device_get", "devices",
+            "named_scope", "float0", "device_put", "device_get", "devices", "random", "nn",
+            "ops",
             "experimental"}
 TEST_ONLY = "plugax.testing"
 
