@@ -36,7 +36,7 @@ from .interpreters.ad_util import (Zero, UndefPrimal, is_undefined_primal, insta
 from .structural import (add_any, add_any_p, add_tangents, broadcast_in_dim, broadcast_in_dim_p,
                          convert_element_type, convert_element_type_p, reduce_sum, reduce_sum_p,
                          reshape, reshape_p, transpose, transpose_p, concatenate,
-                         concatenate_p, split, split_p)
+                         concatenate_p, split, split_p, user_reduction_axes)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
                                     move_batch_axis)
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
@@ -96,7 +96,7 @@ __all__ = [
     "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",
     "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
-    "ShapeDtypeStruct", "leaf_aval", "jit_disabled",
+    "ShapeDtypeStruct", "leaf_aval", "jit_disabled", "user_reduction_axes",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",
     "override", "OverrideError", "active_overrides",
     "all_weak", "first_weak", "standard_abstract_eval", "defvectorized", "defbroadcasting", "defjvp",

@@ -45,7 +45,7 @@ from . import add_any as _add_any, broadcast as _broadcast, convert as _convert,
     layout as _layout, split as _split
 from .add_any import add_any, add_any_p, add_tangents
 from .broadcast import (bdim_at_front, broadcast_batched, broadcast_in_dim, broadcast_in_dim_p,
-                        move_batch_axis, reduce_sum, reduce_sum_p)
+                        move_batch_axis, reduce_sum, reduce_sum_p, user_reduction_axes)
 from .convert import convert_element_type, convert_element_type_p, convert_value
 from .layout import moveaxis, reshape, reshape_p, transpose, transpose_p
 from .split import concatenate, concatenate_p, split, split_p
@@ -56,7 +56,7 @@ __all__ = ["add_any", "add_any_p", "add_tangents", "broadcast_in_dim", "broadcas
            "reduce_sum", "reduce_sum_p", "convert_element_type", "convert_element_type_p",
            "convert_value", "moveaxis", "reshape", "reshape_p", "transpose", "transpose_p",
            "concatenate", "concatenate_p", "split", "split_p", "bdim_at_front",
-           "broadcast_batched", "move_batch_axis",
+           "broadcast_batched", "move_batch_axis", "user_reduction_axes",
            "axes_removing_batching", "checked_impl", "linear_jvp", "shape_error", "unary_transpose",
            "structural_plugin", "LAX"]
 

@@ -8,7 +8,6 @@ reduce_sum to sum a cotangent over the batch when its input was unbatched.
 """
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -49,6 +48,24 @@ def _broadcast_in_dim_abstract_eval(ctx, aval: ShapedArray, *, shape,
         raise shape_error(broadcast_in_dim_p, [aval], *err, shape=shape,
                           broadcast_dimensions=bd)
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def user_reduction_axes(name: str, aval: ShapedArray, axes: Any) -> tuple[int, ...]:
+    """The axes a user gave a reduction, checked against the operand the user passed
+    and made non-negative. Checking here, in the front end, names the user's operand
+    and axes; the primitive's own check would, under vmap, name the batched operand
+    and shifted axes. Non-integers are a TypeError; out of range or repeated axes a
+    ValueError, as in JAX."""
+    ndim = aval.ndim
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    if any(not isinstance(a, (int, np.integer)) or isinstance(a, bool) for a in axes):
+        raise TypeError(f"{name}: axes must be integers, got {axes}")
+    out = tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
+    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
+        raise ValueError(f"{name}: reduction axes {axes} are out of bounds or repeated for an "
+                         f"operand {aval.str_short()} (rank {ndim}): each axis must be in "
+                         f"[-{ndim}, {ndim}), at most once")
+    return out
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
@@ -143,17 +160,8 @@ def _reduce_sum_transpose(ctx, ct, x, *, axes):
 
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """lax.reduce_sum: the sum over `axes` (negative axes count from the end)."""
-    aval = get_aval(operand)
-    ndim = aval.ndim
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
     # checked against the user's operand (under vmap the primitive sees shifted axes)
-    if any(not isinstance(a, (int, np.integer)) or isinstance(a, bool) for a in axes):
-        raise TypeError(f"lax.reduce_sum: axes must be integers, got {axes}")
-    out = tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
-    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
-        raise ValueError(f"lax.reduce_sum: reduction axes {axes} are out of bounds or "
-                         f"repeated for an operand {aval.str_short()} (rank {ndim}): each "
-                         f"axis must be in [-{ndim}, {ndim}), at most once")
+    out = user_reduction_axes("lax.reduce_sum", get_aval(operand), axes)
     return bind(reduce_sum_p, operand, axes=out)
 
 

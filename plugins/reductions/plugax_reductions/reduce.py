@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, broadcast_in_dim,
-                           canonicalize_dtype, defjvp, get_aval, reduce_sum_p, scalar_like)
+                           canonicalize_dtype, defjvp, get_aval, reduce_sum_p, scalar_like,
+                           user_reduction_axes)
 
 from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
                       lowest, shape_error)
@@ -186,20 +187,9 @@ RULES = [
 
 # --- lax front ends ------------------------------------------------------------------------
 def _lax_axes(operand: Any, axes: Any, name: str) -> tuple[int, ...]:
-    """The user's axes, checked here against the operand the user passed: the
-    primitive's own check would, under vmap, name the batched operand and shifted
-    axes. Out of range or repeated is a ValueError (as in JAX), not an int a TypeError."""
-    aval = get_aval(operand)
-    ndim = aval.ndim
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    if any(not isinstance(a, (int, np.integer)) or isinstance(a, bool) for a in axes):
-        raise TypeError(f"lax.{name}: axes must be integers, got {axes}")
-    out = tuple(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes)
-    if any(not 0 <= a < ndim for a in out) or len(set(out)) != len(out):
-        raise ValueError(f"lax.{name}: reduction axes {axes} are out of bounds or repeated "
-                         f"for an operand {aval.str_short()} (rank {ndim}): each axis must be "
-                         f"in [-{ndim}, {ndim}), at most once")
-    return out
+    """The user's axes, checked against the operand the user passed (see
+    plugax.extend.user_reduction_axes)."""
+    return user_reduction_axes(f"lax.{name}", get_aval(operand), axes)
 
 
 def _lax_reduction(prim: Primitive) -> Callable:
