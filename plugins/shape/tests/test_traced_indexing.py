@@ -169,6 +169,12 @@ def test_random_mixed_indices_match_numpy(data):
     np.testing.assert_allclose(got, added, rtol=1e-5, atol=1e-6)
 
 
+needs_control_flow = pytest.mark.skipif(
+    "control_flow" not in jax.registry.loaded_names(),
+    reason="needs lax.scan/fori_loop (the control_flow plugin is not loaded)")
+
+
+@needs_control_flow
 def test_grad_through_traced_index_inside_scan_and_fori_loop():
     w = rand((6,)).astype(np.float32)
 
@@ -186,6 +192,7 @@ def test_grad_through_traced_index_inside_scan_and_fori_loop():
 
 
 # --- ported JAX programs (unchanged but for the imports) -------------------------------------
+@needs_control_flow
 def test_ported_scan_writes_carry_at_t():
     """A recurrent filter that stores its state history with `hist.at[t].set(...)`."""
     def run(a, xs):
