@@ -305,13 +305,13 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
                          f"{batch_shape}")
     prefix = tuple(shape[:len(shape) - len(batch_shape)])
     if not replace:   # Gumbel-top-k: the k largest perturbed logits, k = prod(prefix)
-        from .permutation import top_k_indices
         k = int(np.prod(prefix))
         if k > logits.shape[axis]:
             raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
                              f"number of categories ({logits.shape[axis]}).")
         perturbed = logits + gumbel(data, tuple(logits.shape), logits.dtype, mode=mode)
-        indices = top_k_indices(jnp.moveaxis(perturbed, axis, -1), k)   # batch + (k,)
+        # the k largest along the last axis, ties to the lower index
+        indices = lax.top_k(jnp.moveaxis(perturbed, axis, -1), k)[1]   # batch + (k,)
         return jnp.reshape(jnp.moveaxis(indices, -1, 0), shape)
     gshape = prefix + tuple(logits.shape)
     g = gumbel(data, gshape, logits.dtype, mode=mode)

@@ -19,8 +19,7 @@ clamps, scatter drops).
 """
 from __future__ import annotations
 
-import enum
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -28,6 +27,9 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front,
                            checked_impl, linear_jvp, shape_error)
 
 from ._common import index_dtype_ok, lowering_of, zeros
+from .dimension_numbers import (GatherDimensionNumbers, GatherScatterMode,
+                                ScatterDimensionNumbers, _to_scatter_dnums, _tup,
+                                default_fill_value, gather_dnums)
 
 gather_p = Primitive("gather")
 scatter_p = Primitive("scatter")
@@ -35,75 +37,6 @@ scatter_add_p = Primitive("scatter-add")
 scatter_mul_p = Primitive("scatter-mul")
 scatter_min_p = Primitive("scatter-min")
 scatter_max_p = Primitive("scatter-max")
-
-
-class GatherDimensionNumbers(NamedTuple):
-    """JAX's gather layout. The index vector is the last axis of `indices`; the other
-    index axes are the batch axes of the output, which fill the positions not in
-    `offset_dims` in order; `offset_dims` hold the window axes (operand axes not
-    collapsed and not batching), in operand order."""
-
-    offset_dims: tuple[int, ...]
-    collapsed_slice_dims: tuple[int, ...]
-    start_index_map: tuple[int, ...]
-    operand_batching_dims: tuple[int, ...] = ()
-    start_indices_batching_dims: tuple[int, ...] = ()
-
-
-class ScatterDimensionNumbers(NamedTuple):
-    """JAX's scatter layout: `update_window_dims` are the window axes of `updates`; the
-    other update axes match the batch axes of `indices`."""
-
-    update_window_dims: tuple[int, ...]
-    inserted_window_dims: tuple[int, ...]
-    scatter_dims_to_operand_dims: tuple[int, ...]
-    operand_batching_dims: tuple[int, ...] = ()
-    scatter_indices_batching_dims: tuple[int, ...] = ()
-
-
-class GatherScatterMode(enum.Enum):
-    """What an out-of-range window does (see the module docstring)."""
-
-    CLIP = enum.auto()
-    FILL_OR_DROP = enum.auto()
-    PROMISE_IN_BOUNDS = enum.auto()
-
-    @staticmethod
-    def from_any(s: "str | GatherScatterMode | None") -> "GatherScatterMode":
-        if isinstance(s, GatherScatterMode):
-            return s
-        if s == "clip":
-            return GatherScatterMode.CLIP
-        if s is None or s in ("fill", "drop"):
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        raise ValueError(f'Unknown gather mode "{s}" (expected "clip", "fill", "drop", '
-                         f'"promise_in_bounds" or None; "one_hot" is not supported)')
-
-
-def default_fill_value(dtype: Any) -> Any:
-    """JAX's fill for out-of-range gathers: NaN, the most negative signed integer, the
-    largest unsigned one, True."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return True
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return int(info.min if dtype.kind == "i" else info.max)
-    return float("nan")
-
-
-def _tup(xs: Sequence[int]) -> tuple[int, ...]:
-    return tuple(int(x) for x in xs)
-
-
-def gather_dnums(dn: Any) -> GatherDimensionNumbers:
-    return GatherDimensionNumbers(*(_tup(f) for f in dn))
-
-
-def scatter_dnums(dn: Any) -> ScatterDimensionNumbers:
-    return ScatterDimensionNumbers(*(_tup(f) for f in dn))
 
 
 # --- shared: where each index vector's window starts -------------------------------------------
@@ -199,25 +132,6 @@ def _gather_impl(x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
     nb = idx.ndim - 1
     win = win.reshape(idx.shape[:-1] + window)
     return np.moveaxis(win, range(nb, nb + len(window)), dn.offset_dims).astype(x.dtype)
-
-
-def _to_scatter_dnums(dn: GatherDimensionNumbers) -> ScatterDimensionNumbers:
-    return ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
-                                   dn.operand_batching_dims, dn.start_indices_batching_dims)
-
-
-def _to_gather_dnums(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
-    return GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
-                                  dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
-                                  dn.scatter_indices_batching_dims)
-
-
-def _scatter_slice_sizes(operand_shape, updates_shape, dn: ScatterDimensionNumbers):
-    """The gather slice sizes that read back what a scatter writes."""
-    dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    window = iter(updates_shape[d] for d in dn.update_window_dims)
-    return tuple(min(1, n) if d in dropped else next(window)
-                 for d, n in enumerate(operand_shape))
 
 
 def _gather_transpose(ctx, ct, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,

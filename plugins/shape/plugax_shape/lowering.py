@@ -24,6 +24,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .dimension_numbers import GatherScatterMode, _scatter_slice_sizes, default_fill_value
+
 __all__ = ["LOWERINGS"]
 
 
@@ -136,7 +138,6 @@ def _bounded_indices(ctx, idx: Any, aval: Any, index_map: Sequence[int], shape: 
 
 def _gather(ctx, x, idx, *, dimension_numbers, slice_sizes, indices_are_sorted,
             unique_indices, mode, fill_value):
-    from .gather_scatter import GatherScatterMode, default_fill_value
     operand, indices = ctx.avals_in[:2]
     out, dn = ctx.aval_out, dimension_numbers
     if out.size == 0:
@@ -173,7 +174,6 @@ def _combiner(ctx, name: str, dtype: np.dtype):
 def _scatter_for(name: str):
     def lower(ctx, x, idx, updates, *, dimension_numbers, indices_are_sorted, unique_indices,
               mode, **_):
-        from .gather_scatter import GatherScatterMode, _scatter_slice_sizes
         operand, indices, upd = ctx.avals_in
         dn = dimension_numbers
         if upd.size == 0 or operand.size == 0:

@@ -21,10 +21,10 @@ from plugax.extend import (Array, RuleSet, ShapedArray, Zero, bdim_at_front, bin
                            shape_error)
 
 from ._common import index_dtype_ok, lowering_of, zeros
-from .gather_scatter import (GatherScatterMode, ScatterDimensionNumbers, _scatter_slice_sizes,
-                             _shift, _to_gather_dnums, _window_index, _window_starts,
-                             gather_p, scatter_add_p, scatter_dnums, scatter_max_p,
-                             scatter_min_p, scatter_mul_p, scatter_p)
+from .dimension_numbers import (GatherScatterMode, ScatterDimensionNumbers,
+                                _scatter_slice_sizes, _to_gather_dnums, scatter_dnums)
+from .gather_scatter import (_shift, _window_index, _window_starts, gather_p, scatter_add_p,
+                             scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p)
 
 _COMBINE = {"scatter": None, "scatter-add": np.add, "scatter-mul": np.multiply,
             "scatter-min": np.minimum, "scatter-max": np.maximum}
