@@ -14,6 +14,7 @@ from .lax_api import LAX
 from .methods import METHODS
 from . import numpy_api
 from .numpy_api import NUMPY
+from .numpy_extra import NUMPY_EXTRA
 
 
 @hookimpl
@@ -32,7 +33,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": LAX, "numpy": NUMPY}
+    return {"lax": LAX, "numpy": {**NUMPY, **NUMPY_EXTRA}}
 
 
 @hookimpl

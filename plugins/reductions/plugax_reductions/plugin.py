@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import comparisons, cumulative, nonzero, numpy_api, reduce
+from . import comparisons, cumulative, nonzero, numpy_api, numpy_stats, reduce
 
 
 @hookimpl
@@ -26,7 +26,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 @hookimpl
 def plugax_frontend() -> dict:
     return {"lax": {**reduce.LAX, **cumulative.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY,
-                                                          **nonzero.NUMPY}}
+                                                          **nonzero.NUMPY, **numpy_stats.NUMPY}}
 
 
 @hookimpl
