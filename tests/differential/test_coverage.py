@@ -25,7 +25,7 @@ FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random",
 # modules whose every function is a row of tests/integration/test_numpy_breadth.py (NumPy
 # float64, jit, grad against central differences)
 BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
-                  "plugax_reductions.numpy_stats")
+                  "plugax_reductions.numpy_stats", "plugax_sort.interp")
 
 
 def public_names(module):

@@ -53,6 +53,8 @@ TABLE = {
     "ptp": ((X,), {"axis": 0}, False), "trace": ((X,), {"offset": 1}, True),
     "diff": ((X,), {"n": 2, "axis": 1}, True), "ediff1d": ((V,), {"to_begin": V[:1]}, True),
     "cov": ((X,), {}, True), "corrcoef": ((X,), {"rowvar": False}, True),
+    "polyval": ((V[:4], X), {}, True), "kron": ((X[:2, :3], W[:3, :2]), {}, True),
+    "cross": ((R.randn(4, 3), R.randn(4, 3)), {}, True), "interp": ((X, np.sort(V), V), {}, True),
 }
 
 
@@ -117,7 +119,8 @@ def test_every_added_function_is_in_the_table():
     from plugax_elementwise.numpy_extra import NUMPY_EXTRA
     from plugax_reductions.numpy_stats import NUMPY as STATS
     from plugax_shape.numpy_layout import NUMPY as LAYOUT
-    assert set(NUMPY_EXTRA) | set(STATS) | set(LAYOUT) <= set(TABLE)
+    from plugax_sort.interp import NUMPY as INTERP
+    assert set(NUMPY_EXTRA) | set(STATS) | set(LAYOUT) | set(INTERP) <= set(TABLE)
 
 
 def test_errors_name_the_mistake():

@@ -18,7 +18,7 @@ from .numpy_api import NUMPY as _N
 
 __all__ = ["logaddexp", "logaddexp2", "hypot", "deg2rad", "rad2deg", "degrees", "radians",
            "copysign", "fmax", "fmin", "fmod", "nan_to_num", "isneginf", "isposinf", "signbit",
-           "reciprocal", "trunc", "rint", "fix", "NUMPY_EXTRA"]
+           "reciprocal", "trunc", "rint", "fix", "polyval", "NUMPY_EXTRA"]
 
 
 def _inexact(x: Any) -> Any:
@@ -146,6 +146,16 @@ fix = trunc
 def rint(x: Any) -> Any:
     """Rounded to the nearest integer, halves to even (NumPy's rint)."""
     return _N["round"](x)
+
+
+def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
+    """The polynomial with coefficients `p` (highest power first) at `x`, by Horner's
+    rule: one multiply-add per coefficient."""
+    coeffs = p if isinstance(p, (list, tuple)) else [p[i] for i in range(get_aval(p).shape[0])]
+    out = _N["multiply"](x, 0)          # x's shape and (promoted) dtype, all zeros
+    for c in coeffs:
+        out = _N["add"](_N["multiply"](out, x), c)
+    return out
 
 
 NUMPY_EXTRA = {name: globals()[name] for name in __all__ if name != "NUMPY_EXTRA"}

@@ -19,7 +19,7 @@ from plugax.extend import get_aval
 __all__ = ["vstack", "hstack", "dstack", "column_stack", "split", "array_split", "hsplit",
            "vsplit", "dsplit", "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90",
            "atleast_1d", "atleast_2d", "atleast_3d", "diag", "diagonal", "diagflat", "tril",
-           "triu", "tri", "identity", "meshgrid", "append", "indices", "NUMPY"]
+           "triu", "tri", "identity", "meshgrid", "append", "indices", "kron", "cross", "NUMPY"]
 
 
 def _ndim(x: Any) -> int:
@@ -280,6 +280,39 @@ def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) 
     grids = meshgrid(*[pnp.arange(d, dtype=dtype or np.int32) for d in dimensions],
                      indexing="ij", sparse=sparse)
     return tuple(grids) if sparse else pnp.stack(grids)
+
+
+def kron(a: Any, b: Any) -> Any:
+    """The Kronecker product: every entry of `a` times the whole of `b`."""
+    a, b = pnp.asarray(a), pnp.asarray(b)
+    nd = max(_ndim(a), _ndim(b))
+    sa = (1,) * (nd - _ndim(a)) + get_aval(a).shape
+    sb = (1,) * (nd - _ndim(b)) + get_aval(b).shape
+    # interleave the axes: a's axis i pairs with b's axis i, then merge each pair
+    a_axes = pnp.reshape(a, sum(((s, 1) for s in sa), ()))
+    b_axes = pnp.reshape(b, sum(((1, s) for s in sb), ()))
+    prod = a_axes * b_axes
+    return pnp.reshape(prod, tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Any:
+    """The cross product of 3-vectors (or the scalar z of 2-vectors) along the given axes."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = pnp.moveaxis(pnp.asarray(a), axisa, -1), pnp.moveaxis(pnp.asarray(b), axisb, -1)
+    na, nb = get_aval(a).shape[-1], get_aval(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError(f"incompatible dimensions for cross product (dimension must be 2 or "
+                         f"3), got {na} and {nb}")
+    a0, a1, a2 = a[..., 0], a[..., 1], (a[..., 2] if na == 3 else None)
+    b0, b1, b2 = b[..., 0], b[..., 1], (b[..., 2] if nb == 3 else None)
+    if a2 is None and b2 is None:
+        return a0 * b1 - a1 * b0
+    a2 = pnp.zeros_like(a0) if a2 is None else a2
+    b2 = pnp.zeros_like(b0) if b2 is None else b2
+    c = pnp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return pnp.moveaxis(c, -1, axisc)
 
 
 NUMPY = {name: globals()[name] for name in __all__ if name != "NUMPY"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import numpy_api, quantiles, setops, setops1d, sort, topk
+from . import interp, numpy_api, quantiles, setops, setops1d, sort, topk
 
 
 @hookimpl
@@ -29,7 +29,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 def plugax_frontend() -> dict:
     return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val,
                     "top_k": topk.top_k, **numpy_api.LAX},
-            "numpy": {**numpy_api.NUMPY, **quantiles.NUMPY,
+            "numpy": {**numpy_api.NUMPY, **interp.NUMPY, **quantiles.NUMPY,
                       **setops.NUMPY, **setops1d.NUMPY}}
 
 
