@@ -15,6 +15,7 @@ from .methods import METHODS
 from . import numpy_api
 from .numpy_api import NUMPY
 from .numpy_extra import NUMPY_EXTRA
+from .scipy_special import SCIPY_SPECIAL
 
 
 @hookimpl
@@ -33,7 +34,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": LAX, "numpy": {**NUMPY, **NUMPY_EXTRA}}
+    return {"lax": LAX, "numpy": {**NUMPY, **NUMPY_EXTRA}, "scipy.special": SCIPY_SPECIAL}
 
 
 @hookimpl
