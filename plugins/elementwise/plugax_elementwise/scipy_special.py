@@ -35,32 +35,26 @@ def logit(x: Any) -> Any:
 logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
 
 
-@plugax.custom_jvp
-def xlogy(x: Any, y: Any) -> Any:
-    """x * log(y), with 0 where x == 0 (NaN in y still propagates, as SciPy's)."""
-    x, y = _inexact(x), _inexact(y)
-    keep = _N["logical_or"](_N["not_equal"](x, 0), _N["not_equal"](y, y))
-    return _N["where"](keep, x * _N["log"](y), 0.0 * x)
+def _x_times(name: str, log: Any, dlog: Any) -> Any:
+    """`x * log(y)` with 0 where x == 0 (NaN in y still propagates, as SciPy's), and
+    JAX's derivative t_x * log(y) + t_y * x * dlog(y), finite at x == 0."""
+    @plugax.custom_jvp
+    def fn(x: Any, y: Any) -> Any:
+        x, y = _inexact(x), _inexact(y)
+        keep = _N["logical_or"](_N["not_equal"](x, 0), _N["not_equal"](y, y))
+        return _N["where"](keep, x * log(y), 0.0 * x)
+
+    @fn.defjvp
+    def _jvp(primals: tuple, tangents: tuple) -> tuple:
+        (x, y), (tx, ty) = primals, tangents
+        return fn(x, y), tx * log(y) + ty * x * dlog(y)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-@xlogy.defjvp
-def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple:
-    (x, y), (tx, ty) = primals, tangents
-    return xlogy(x, y), tx * _N["log"](y) + ty * x / y
-
-
-@plugax.custom_jvp
-def xlog1py(x: Any, y: Any) -> Any:
-    """x * log1p(y), with 0 where x == 0."""
-    x, y = _inexact(x), _inexact(y)
-    keep = _N["logical_or"](_N["not_equal"](x, 0), _N["not_equal"](y, y))
-    return _N["where"](keep, x * _N["log1p"](y), 0.0 * x)
-
-
-@xlog1py.defjvp
-def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple:
-    (x, y), (tx, ty) = primals, tangents
-    return xlog1py(x, y), tx * _N["log1p"](y) + ty * x / (1 + y)
+xlogy = _x_times("xlogy", _N["log"], lambda y: 1 / y)
+xlog1py = _x_times("xlog1py", _N["log1p"], lambda y: 1 / (1 + y))
 
 
 @plugax.custom_jvp
