@@ -4,6 +4,7 @@ from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint
 from ml_dtypes import bfloat16  # noqa: F401
 
 from .core.array import Array as ndarray  # noqa: F401
+from .numpy_dtypes import *  # noqa: F401,F403  (dtype names and helpers, as JAX's)
 
 
 def __getattr__(name: str):

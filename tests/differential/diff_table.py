@@ -530,3 +530,10 @@ NUMPY_SKIPPED.update({
     name: ("checked by plugins/shape/tests/test_index_frontends.py and plugins/reductions: "
            "values against NumPy float64, eagerly and under jit with a static size=")
     for name in ("put_along_axis", "nonzero", "flatnonzero", "argwhere")})
+
+# dtype names and helpers (plugax/numpy_dtypes.py): not array functions; their own test
+# compares them with JAX's recorded answers
+from plugax.numpy_dtypes import __all__ as _DTYPE_HELPERS  # noqa: E402
+NUMPY_SKIPPED.update({name: ("a dtype name, dtype helper or NumPy re-export as JAX has it: "
+                             "checked by tests/integration/test_numpy_dtypes.py")
+                      for name in _DTYPE_HELPERS})
