@@ -66,7 +66,7 @@ $(VENV)/.stamp-base: pyproject.toml | $(PY)
 	@touch $@
 
 $(VENV)/.stamp-test: pyproject.toml $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml | $(PY)
-	$(PIP) -e '.[test]' -e ./$(SPECIAL) -e ./$(JET)
+	$(PIP) -e '.[test,examples]' -e ./$(SPECIAL) -e ./$(JET)
 	@touch $@ $(VENV)/.stamp-base
 
 $(VENV)/.stamp-bench: pyproject.toml | $(PY)
