@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import arithmetic, logic, selection, transcendental
+from . import arithmetic, bits, logic, selection, transcendental
 from .lax_api import LAX
 from .methods import METHODS
 from . import numpy_api
@@ -29,12 +29,13 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES]
+    return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES,
+            *bits.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": LAX, "numpy": {**NUMPY, **NUMPY_EXTRA}, "scipy.special": SCIPY_SPECIAL}
+    return {"lax": {**LAX, **bits.LAX}, "numpy": {**NUMPY, **NUMPY_EXTRA}, "scipy.special": SCIPY_SPECIAL}
 
 
 @hookimpl
