@@ -87,3 +87,40 @@ def test_gallery_program_runs_as_a_script(tmp_path):
     assert "test set accuracy" in proc.stdout
     if HAS_MATPLOTLIB:
         assert (tmp_path / "digits_mlp.png").exists()
+
+
+@needs_digits
+def test_dp_sgd_learns_and_clips_each_example(gallery):
+    module, result = gallery("dp_sgd")
+    assert result["test_accuracy"] > 0.5          # two noisy epochs; chance is 0.1
+    assert result["loss"][-1] < result["loss"][0]
+
+    import plugax
+    import plugax.numpy as jnp
+    from plugax import grad, tree_util, vmap
+    images, labels, _, _ = module["_gallery"].load_digits()
+    params = module["init_params"](plugax.random.PRNGKey(1), [64, 16, 10])
+    x, y = module["shape_as_single_example_batches"](images[:12], labels[:12])
+    # vmap(grad) over batches of one == a Python loop of grad
+    per_example = vmap(grad(module["loss"]), in_axes=(None, 0))(params, (x, y))
+    loop = [grad(module["loss"])(params, (x[i], y[i])) for i in range(len(x))]
+    for got, want in zip(tree_util.tree_leaves(per_example),
+                         zip(*[tree_util.tree_leaves(g) for g in loop])):
+        np.testing.assert_allclose(np.asarray(got), np.stack(want), rtol=1e-5, atol=1e-6)
+    # with no noise, private_grad is the mean of the clipped per-example gradients
+    norms = [np.sqrt(sum(np.sum(np.asarray(g, np.float64) ** 2) for g in tree_util.tree_leaves(l)))
+             for l in loop]
+    clip = float(np.median(norms))
+    assert min(norms) < clip < max(norms)         # some examples are clipped, some not
+    want = [sum(np.asarray(g[i], np.float64) / max(norms[i] / clip, 1.0) for i in range(len(x)))
+            / len(x) for g in zip(*[tree_util.tree_leaves(l) for l in loop])]
+    got = module["private_grad"](params, (x, y), plugax.random.PRNGKey(2), clip, 0.0, len(x))
+    for g, w in zip(tree_util.tree_leaves(got), want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4, atol=1e-6)
+    # each clipped gradient has norm <= clip: the mean of n of them has norm <= clip
+    total = np.sqrt(sum(np.sum(np.asarray(g, np.float64) ** 2) for g in tree_util.tree_leaves(got)))
+    assert total <= clip + 1e-5
+    # and the noise is there when asked for
+    noisy = module["private_grad"](params, (x, y), plugax.random.PRNGKey(2), clip, 1.0, len(x))
+    assert not np.allclose(np.asarray(tree_util.tree_leaves(noisy)[0]),
+                           np.asarray(tree_util.tree_leaves(got)[0]))
