@@ -124,3 +124,22 @@ def test_dp_sgd_learns_and_clips_each_example(gallery):
     noisy = module["private_grad"](params, (x, y), plugax.random.PRNGKey(2), clip, 1.0, len(x))
     assert not np.allclose(np.asarray(tree_util.tree_leaves(noisy)[0]),
                            np.asarray(tree_util.tree_leaves(got)[0]))
+
+
+def test_hmc_posterior_matches_the_laplace_approximation(gallery):
+    _, result = gallery("hmc_logistic_regression")
+    mean, std = result["posterior_mean"], result["posterior_std"]
+    assert 0.5 < result["acceptance"] <= 1.0
+    assert np.all(np.abs(mean - result["true_w"]) < 3 * std), (mean, result["true_w"], std)
+    # an independent answer: the posterior's mode and curvature by Newton's method in
+    # float64 NumPy; at a few hundred points the posterior is nearly Gaussian
+    x, y = (a.astype(np.float64) for a in result["data"])
+    prior_precision = 1 / 2.0 ** 2
+    w = np.zeros(x.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-x @ w))
+        hessian = -(x.T * (p * (1 - p))) @ x - prior_precision * np.eye(len(w))
+        w = w - np.linalg.solve(hessian, x.T @ (y - p) - prior_precision * w)
+    laplace_std = np.sqrt(np.diag(np.linalg.inv(-hessian)))
+    np.testing.assert_array_less(np.abs(mean - w), 0.5 * laplace_std)
+    np.testing.assert_allclose(std, laplace_std, rtol=0.3)
