@@ -26,6 +26,8 @@ FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random",
 # float64, jit, grad against central differences)
 BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
                   "plugax_reductions.numpy_stats", "plugax_sort.interp")
+# ... and of tests/integration/test_numpy_breadth_more.py (NumPy float64, jit, vmap, grad)
+BREADTH_TESTED += ("plugax_elementwise.numpy_more",)
 
 
 def public_names(module):

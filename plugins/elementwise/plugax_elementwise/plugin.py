@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import arithmetic, bits, logic, selection, transcendental
+from . import arithmetic, bits, complex_ops, logic, selection, transcendental
 from .lax_api import LAX
 from .methods import METHODS
 from . import numpy_api
 from .numpy_api import NUMPY
 from .numpy_extra import NUMPY_EXTRA
+from .numpy_more import NUMPY_MORE
 from .scipy_special import SCIPY_SPECIAL
 
 
@@ -30,12 +31,12 @@ def plugax_plugin_info() -> PluginInfo:
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
     return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES,
-            *bits.RULES]
+            *bits.RULES, *complex_ops.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {**LAX, **bits.LAX}, "numpy": {**NUMPY, **NUMPY_EXTRA}, "scipy.special": SCIPY_SPECIAL}
+    return {"lax": {**LAX, **bits.LAX}, "numpy": {**NUMPY, **NUMPY_EXTRA, **NUMPY_MORE}, "scipy.special": SCIPY_SPECIAL}
 
 
 @hookimpl
