@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import arithmetic, bits, complex_ops, logic, selection, transcendental
+from . import arithmetic, bits, logic, selection, transcendental
 from .lax_api import LAX
 from .methods import METHODS
 from . import numpy_api
@@ -31,7 +31,7 @@ def plugax_plugin_info() -> PluginInfo:
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
     return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES,
-            *bits.RULES, *complex_ops.RULES]
+            *bits.RULES]
 
 
 @hookimpl
