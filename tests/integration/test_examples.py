@@ -143,3 +143,20 @@ def test_hmc_posterior_matches_the_laplace_approximation(gallery):
     laplace_std = np.sqrt(np.diag(np.linalg.inv(-hessian)))
     np.testing.assert_array_less(np.abs(mean - w), 0.5 * laplace_std)
     np.testing.assert_allclose(std, laplace_std, rtol=0.3)
+
+
+@needs_digits
+def test_vae_elbo_improves(gallery):
+    module, result = gallery("digits_vae")
+    elbo = result["test_elbo"]
+    assert elbo[-1] > elbo[0] + 10.0, elbo       # nats per image, on held-out digits
+    assert elbo[-1] < 0                          # a log-likelihood bound of binary pixels
+    samples = result["samples"]
+    assert samples.shape == (40, 64) and np.all((samples >= 0) & (samples <= 1))
+    # the closed-form KL against a Monte Carlo estimate, in float64 NumPy
+    mean, std = np.array([[0.3, -1.2]]), np.array([[0.5, 1.7]])
+    z = mean + std * np.random.default_rng(0).standard_normal((200_000, 2))
+    log_q = -0.5 * ((z - mean) / std) ** 2 - np.log(std)
+    log_p = -0.5 * z ** 2
+    np.testing.assert_allclose(np.asarray(module["gaussian_kl"](mean, std))[0],
+                               np.mean(np.sum(log_q - log_p, axis=1)), rtol=0.02)
