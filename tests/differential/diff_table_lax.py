@@ -518,3 +518,9 @@ LAX_SKIPPED.update({name: "checked by plugins/elementwise/tests/test_bits.py: JA
                     for name in ("shift_left", "shift_right_arithmetic", "shift_right_logical",
                                  "population_count", "clz", "nextafter", "reduce_precision",
                                  "bitcast_convert_type", "mulhi", "reciprocal")})
+LAX_SKIPPED.update({name: "checked by plugins/shape/tests/test_lax_extra.py: one table against "
+                          "NumPy float64 with the kit's jvp/vmap/jit checks on each composition"
+                    for name in ("full", "full_like", "empty", "broadcast", "broadcast_like",
+                                 "broadcast_shapes", "broadcast_to_rank", "collapse",
+                                 "slice_in_dim", "index_in_dim", "index_take", "stack",
+                                 "unstack", "tile", "dtype", "scatter_sub", "scatter_apply")})

@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import (advanced, gather_scatter, getitem, index_frontends, indexing, numpy_api,
+from . import (advanced, gather_scatter, getitem, index_frontends, indexing, lax_extra,
+               numpy_api,
                numpy_layout, scatter, slicing,
                structural)
 
@@ -39,7 +40,7 @@ def plugax_test_cases() -> list:
 @hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
     return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX, **gather_scatter.LAX,
-                    **scatter.LAX, **index_frontends.LAX},
+                    **scatter.LAX, **index_frontends.LAX, **lax_extra.LAX},
             "numpy": {**numpy_api.FUNCTIONS, **index_frontends.NUMPY, **numpy_layout.NUMPY},
             # jax.ops: the segment reductions (the namespace is created on first use)
             "ops": dict(index_frontends.OPS),
