@@ -160,3 +160,37 @@ def test_vae_elbo_improves(gallery):
     log_p = -0.5 * z ** 2
     np.testing.assert_allclose(np.asarray(module["gaussian_kl"](mean, std))[0],
                                np.mean(np.sum(log_q - log_p, axis=1)), rtol=0.02)
+
+
+def _numpy_conv_same(x, w, stride):
+    """NHWC x HWIO cross-correlation with 'SAME' padding, by loops in float64."""
+    n, h, wd, _ = x.shape
+    kh, kw, _, o = w.shape
+    out_h, out_w = -(-h // stride), -(-wd // stride)
+    pad_h = max((out_h - 1) * stride + kh - h, 0)
+    pad_w = max((out_w - 1) * stride + kw - wd, 0)
+    xp = np.pad(x, ((0, 0), (pad_h // 2, pad_h - pad_h // 2), (pad_w // 2, pad_w - pad_w // 2),
+                    (0, 0)))
+    out = np.zeros((n, out_h, out_w, o))
+    for i in range(out_h):
+        for j in range(out_w):
+            patch = xp[:, i * stride:i * stride + kh, j * stride:j * stride + kw, :]
+            out[:, i, j, :] = np.einsum("nhwc,hwco->no", patch, w)
+    return out
+
+
+@needs_digits
+def test_convnet_learns_and_its_layers_are_right(gallery):
+    module, result = gallery("digits_convnet")
+    assert result["test_accuracy"] > 0.5          # two epochs; chance is 0.1
+    assert result["loss"][-1] < 0.8 * result["loss"][0]
+    params = result["params"]
+    x = np.random.default_rng(3).standard_normal((2, 8, 8, 1)).astype(np.float32)
+    h1 = np.asarray(module["conv"](x, params["conv1"], 1))
+    w1, b1 = (np.asarray(a, np.float64) for a in params["conv1"])
+    np.testing.assert_allclose(h1, _numpy_conv_same(x, w1, 1) + b1, rtol=1e-4, atol=1e-5)
+    h2 = np.asarray(module["conv"](h1, params["conv2"], 2))
+    w2, b2 = (np.asarray(a, np.float64) for a in params["conv2"])
+    np.testing.assert_allclose(h2, _numpy_conv_same(h1, w2, 2) + b2, rtol=1e-4, atol=1e-4)
+    pooled = np.asarray(module["max_pool"](h2))
+    np.testing.assert_array_equal(pooled, h2.reshape(2, 2, 2, 2, 2, -1).max(axis=(2, 4)))
