@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import comparisons, cumulative, nonzero, numpy_api, numpy_stats, reduce
+from . import comparisons, cumulative, general, nonzero, numpy_api, numpy_stats, reduce
 
 
 @hookimpl
@@ -20,12 +20,12 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return [*reduce.RULES, *cumulative.RULES]
+    return [*reduce.RULES, *cumulative.RULES, *general.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {**reduce.LAX, **cumulative.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY,
+    return {"lax": {**reduce.LAX, **cumulative.LAX, **general.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY,
                                                           **nonzero.NUMPY, **numpy_stats.NUMPY}}
 
 
