@@ -17,7 +17,6 @@ from typing import Sequence
 
 import numpy as np
 
-import plugax
 import plugax.numpy as jnp
 from plugax import grad, jit, nn, random
 

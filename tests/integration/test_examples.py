@@ -96,7 +96,6 @@ def test_dp_sgd_learns_and_clips_each_example(gallery):
     assert result["loss"][-1] < result["loss"][0]
 
     import plugax
-    import plugax.numpy as jnp
     from plugax import grad, tree_util, vmap
     images, labels, _, _ = module["_gallery"].load_digits()
     params = module["init_params"](plugax.random.PRNGKey(1), [64, 16, 10])
