@@ -49,6 +49,7 @@ def multivariate_normal_logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
         raise ValueError(f"multivariate_normal.logpdf got incompatible shapes: mean has "
                          f"{n} entries but cov has shape {cov.shape} (expected (..., {n}, {n}))")
     chol = lax.linalg.cholesky(cov)
+    log_det = jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
     if cov.ndim == 2:
         y = _whiten(chol, jnp.broadcast_to(d, jnp.broadcast_shapes(d.shape, (n,))))
     else:     # a batch of covariances: one factor per batch member
@@ -56,7 +57,6 @@ def multivariate_normal_logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
         d = jnp.reshape(jnp.broadcast_to(d, batch + (n,)), (-1, n))
         chol = jnp.reshape(jnp.broadcast_to(chol, batch + (n, n)), (-1, n, n))
         y = jnp.reshape(plugax.vmap(_whiten)(chol, d), batch + (n,))
-    log_det = jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
     return -0.5 * jnp.sum(y * y, axis=-1) - n / 2 * log2pi - log_det
 
 
