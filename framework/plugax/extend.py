@@ -48,6 +48,8 @@ from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_module
 from .lowering import custom_call  # noqa: F401  (jaxlib's kernels: LAPACK custom calls)
+from .lowering.host_callback import CallbackError, emit_host_callback, \
+    checked_outputs as checked_callback_outputs
 from .api import flatten_fun
 from .shapes import ShapeDtypeStruct, leaf_aval
 from .debugging import jit_disabled
@@ -94,7 +96,9 @@ __all__ = [
     "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
     "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",
-    "LoweringRuleContext", "lower_jaxpr_to_module", "flatten_fun", "current_trace",
+    "LoweringRuleContext", "lower_jaxpr_to_module", "emit_host_callback", "CallbackError",
+    "checked_callback_outputs",
+    "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "ShapeDtypeStruct", "leaf_aval", "jit_disabled", "user_reduction_axes",
     "hookimpl", "RuleSet", "PluginInfo", "plugin_api_version",

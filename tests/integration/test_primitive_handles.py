@@ -55,6 +55,8 @@ JAX_OTHER = {
     "svd": "jax._src.lax.linalg.svd_p",
     "threefry2x32": "jax._src.random.threefry2x32.threefry2x32_p",
     "random_gamma": "jax._src.random.core.random_gamma_p",
+    "pure_callback": "jax._src.callback.pure_callback_p",
+    "debug_callback": "jax._src.debugging.debug_callback_p",
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 

@@ -44,6 +44,8 @@ class ModuleContext:
         self._used = {"main"}
         self._counter = itertools.count(1)
         self._types: dict[tuple, Any] = {}      # (shape, dtype) -> MLIR type, for checks
+        self.host_callbacks: list[Any] = []     # Python callables the custom calls index
+        self._tokens: list[tuple[Any, Any]] = []  # (block, last ordered-callback token)
 
     def fresh_name(self, base: str) -> str:
         """A function symbol not yet used in this module (`inner`, `inner_1`, ...)."""
@@ -61,6 +63,20 @@ class ModuleContext:
             t = self._types[key] = ir_type(aval)
         return t
 
+    def ordered_token(self) -> Any:
+        """The token the next ordered host callback of the current block takes (see
+        host_callback.py): the previous one's, or a fresh `after_all` (one chain per
+        block: a value of one region cannot flow into another)."""
+        block = self.dialects.ir.InsertionPoint.current.block
+        for b, token in self._tokens:
+            if b == block:
+                return token
+        return self.dialects.hlo.after_all([])
+
+    def set_ordered_token(self, token: Any) -> None:
+        block = self.dialects.ir.InsertionPoint.current.block
+        self._tokens = [(b, t) for b, t in self._tokens if b != block] + [(block, token)]
+
     def lower_jaxpr(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list:
         """`closed` emitted inline at the current insertion point (`ctx.lower_jaxpr`)."""
         return lower_closed_jaxpr(self, closed, args)
@@ -71,12 +87,15 @@ class ModuleContext:
 
 
 class LoweredModule:
-    """A StableHLO module and the types of its entry function."""
+    """A StableHLO module and the types of its entry function; `host_callbacks` are
+    the Python callables its host-callback custom calls index (host_callback.py)."""
 
-    def __init__(self, text: str, in_avals: list[ShapedArray], out_avals: list[ShapedArray]):
+    def __init__(self, text: str, in_avals: list[ShapedArray], out_avals: list[ShapedArray],
+                 host_callbacks: Sequence[Any] = ()):
         self.text = text
         self.in_avals = in_avals
         self.out_avals = out_avals
+        self.host_callbacks = list(host_callbacks)
 
 
 def lowering_rule(primitive: Any, platform: str) -> Any:
@@ -176,4 +195,5 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str, platform: str) -> Lowe
         mctx = ModuleContext(module, platform)
         _emit_function(mctx, closed, "main", public=True)
         text = module.operation.get_asm(enable_debug_info=False)
-    return LoweredModule(text, list(closed.in_avals), list(closed.out_avals))
+    return LoweredModule(text, list(closed.in_avals), list(closed.out_avals),
+                         mctx.host_callbacks)

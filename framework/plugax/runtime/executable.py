@@ -34,10 +34,11 @@ class Executable:
     """A loaded XLA executable with the avals it was compiled for."""
 
     __slots__ = ("loaded", "in_avals", "out_avals", "out_sigs", "handlers", "text", "_run",
-                 "float0_outs")
+                 "float0_outs", "host_callbacks")
 
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
-                 out_avals: Sequence[ShapedArray], text: str = ""):
+                 out_avals: Sequence[ShapedArray], text: str = "",
+                 host_callbacks: Sequence[Any] = ()):
         b = backend()
         self.loaded = loaded
         self.in_avals = list(in_avals)
@@ -46,6 +47,9 @@ class Executable:
         self.handlers = [b.result_handler(_device_aval(a)) for a in self.out_avals]
         self.text = text
         self._run = loaded.execute_sharded
+        self.host_callbacks = list(host_callbacks)
+        if self.host_callbacks:
+            self._run = _CallbackRun(loaded.execute_sharded, self.host_callbacks)
         # float0 results come back from the device as bool; they are given back as
         # float0 (as eagerly, and as in JAX), so jit and eager agree on the type
         self.float0_outs = [i for i, a in enumerate(self.out_avals) if a.dtype == dtypes.float0]
@@ -73,6 +77,10 @@ class Executable:
         return results
 
     def serialize(self) -> bytes:
+        if self.host_callbacks:
+            raise ValueError("an executable that calls back into Python (pure_callback, "
+                             "debug.print, debug.callback) cannot be serialized: the Python "
+                             "functions it calls are not part of it")
         return backend().client.serialize_executable(self.loaded)
 
     def cost_analysis(self) -> dict:
@@ -83,6 +91,46 @@ class Executable:
 
     def hlo_text(self) -> str:
         return self.loaded.get_hlo_text()
+
+
+class _CallbackRun:
+    """`execute_sharded` of an executable with host callbacks: a Python exception in a
+    callback reaches here as jaxlib's "CpuCallback error"; it is raised again as a
+    CallbackError caused by the user's exception (lowering/host_callback.py)."""
+
+    __slots__ = ("run", "callbacks")
+
+    def __init__(self, run: Any, callbacks: list):
+        self.run, self.callbacks = run, callbacks
+
+    def __call__(self, bufs: list) -> "_CallbackResults":
+        try:
+            return _CallbackResults(self.run(bufs), self.callbacks)
+        except Exception as err:
+            failure = _callback_failure(self.callbacks, err)
+            raise failure from failure.__cause__
+
+
+class _CallbackResults:
+    __slots__ = ("results", "callbacks")
+
+    def __init__(self, results: Any, callbacks: list):
+        self.results, self.callbacks = results, callbacks
+
+    def consume_with_handlers(self, handlers: list) -> list:
+        try:
+            outs = self.results.consume_with_handlers(handlers)
+            for out in outs:   # a failed callback marks every output as failed
+                out.block_until_ready()
+            return outs
+        except Exception as err:
+            failure = _callback_failure(self.callbacks, err)
+            raise failure from failure.__cause__
+
+
+def _callback_failure(callbacks: list, err: Exception) -> BaseException:
+    from ..lowering.host_callback import callback_failure
+    return callback_failure(callbacks, err)
 
 
 def _buffer(x: Any, aval: ShapedArray) -> Any:
@@ -105,10 +153,16 @@ COMPILED_CACHE_SIZE = 256
 
 
 def compile_module(text: str, in_avals: Sequence[ShapedArray],
-                   out_avals: Sequence[ShapedArray]) -> Executable:
+                   out_avals: Sequence[ShapedArray],
+                   host_callbacks: Sequence[Any] = ()) -> Executable:
     """Compile StableHLO text once per distinct text (an in-memory LRU, so fresh but
     identical functions share an executable), and reuse an on-disk executable when
-    PLUGAX_COMPILATION_CACHE_DIR is set."""
+    PLUGAX_COMPILATION_CACHE_DIR is set. A module with `host_callbacks` (the Python
+    callables its callback custom calls index) is compiled afresh and never cached:
+    its text does not say which callables it calls."""
+    if host_callbacks:
+        return Executable(_compile_with_callbacks(text, host_callbacks), in_avals,
+                          out_avals, text, host_callbacks)
     with _compiled_lock:
         loaded = _compiled.get(text)
         if loaded is not None:
@@ -125,6 +179,17 @@ def compile_module(text: str, in_avals: Sequence[ShapedArray],
 def clear_compiled_cache() -> None:
     with _compiled_lock:
         _compiled.clear()
+
+
+def _compile_with_callbacks(text: str, host_callbacks: Sequence[Any]) -> Any:
+    """jaxlib takes host callbacks only with an MLIR module object, not with text."""
+    from ..lowering.mlir import make_context
+    from jaxlib.mlir import ir
+    b = backend()
+    with make_context():
+        module = ir.Module.parse(text)
+        return b.client.compile_and_load(module, b.device_list, b.compile_options(),
+                                         list(host_callbacks))
 
 
 def _compile(text: str) -> Any:

@@ -34,7 +34,7 @@ class Lowered:
 
     def compile(self) -> "Compiled":
         exe = runtime().compile_module(self._module.text, self._module.in_avals,
-                                       self._module.out_avals)
+                                       self._module.out_avals, self._module.host_callbacks)
         return Compiled(exe, self._entry.out_tree, self._jitted.static_argnums)
 
     def jaxpr(self) -> Any:

@@ -54,7 +54,8 @@ def executable_for(closed: ClosedJaxpr, name: str) -> Any:
     if entry is None or entry[0] != rules:
         rt = runtime()
         lowered = lower_jaxpr_to_module(closed, name, rt.backend().platform)
-        exe = rt.compile_module(lowered.text, lowered.in_avals, lowered.out_avals)
+        exe = rt.compile_module(lowered.text, lowered.in_avals, lowered.out_avals,
+                                lowered.host_callbacks)
         entry = _executables[closed] = (rules, exe)
     return entry[1]
 

@@ -1,0 +1,24 @@
+"""Hook implementations of the callback family: `plugax.pure_callback`,
+`plugax.debug.callback` and `plugax.debug.print`."""
+from __future__ import annotations
+
+from plugax.extend import PluginInfo, RuleSet, hookimpl
+
+from . import api, primitives
+
+
+@hookimpl
+def plugax_plugin_info() -> PluginInfo:
+    return PluginInfo(name="callback", description="Python callbacks that survive jit, vmap "
+                      "and grad: pure_callback, debug.callback, debug.print")
+
+
+@hookimpl
+def plugax_primitive_rules() -> list[RuleSet]:
+    return list(primitives.RULES)
+
+
+@hookimpl
+def plugax_frontend() -> dict:
+    return {"plugax": {"pure_callback": api.pure_callback},
+            "debug": {"callback": api.debug_callback, "print": api.debug_print}}
