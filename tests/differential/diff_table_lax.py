@@ -527,3 +527,10 @@ LAX_SKIPPED.update({name: "checked by plugins/shape/tests/test_lax_extra.py: one
 LAX_SKIPPED.update({name: "checked by plugins/reductions/tests/test_general.py: NumPy and "
                           "JAX's recorded values, the kit's jvp/vmap/jit/lowering checks"
                     for name in ("reduce", "reduce_xor", "cumlogsumexp")})
+LAX_SKIPPED.update({name: "checked by plugins/dot/tests/test_lax_extra.py: JAX's recorded "
+                          "values, and the kit's jvp/vmap/jit checks of the compositions"
+                    for name in ("batch_matmul", "ragged_dot", "ragged_dot_general",
+                                 "DotAlgorithm", "DotAlgorithmPreset", "Tolerance",
+                                 "AccuracyMode", "RaggedDotDimensionNumbers")})
+LAX_SKIPPED.update({name: "a type alias for annotations (as JAX's), not a function"
+                    for name in ("DotDimensionNumbers", "PrecisionLike")})

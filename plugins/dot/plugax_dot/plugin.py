@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import dot_general, einsum, numpy_api
+from . import dot_general, einsum, lax_extra, numpy_api
 from .precision import Precision, canonicalize_precision
 
 
@@ -28,7 +28,7 @@ def plugax_frontend() -> dict:
     # canonicalize_precision is JAX's internal lax.lax function, public here so the conv
     # family (which may reach dot only through plugax.lax) canonicalises the same way
     return {"lax": {**dot_general.LAX, "Precision": Precision,
-                    "canonicalize_precision": canonicalize_precision},
+                    "canonicalize_precision": canonicalize_precision, **lax_extra.LAX},
             "numpy": {**numpy_api.NUMPY, **einsum.NUMPY}}
 
 

@@ -48,6 +48,10 @@ def canonicalize_precision(precision: Any, fn_name: str = "dot_general"
     """None, or `(lhs, rhs)` Precisions, from None / a Precision / a string / a pair."""
     if precision is None:
         return None
+    if getattr(precision, "is_dot_algorithm", False):
+        # lax.DotAlgorithm / DotAlgorithmPreset (lax_extra.py): accelerator hints that
+        # leave the CPU's results unchanged
+        return None
     if isinstance(precision, (Precision, str)):
         one = _one(precision, fn_name)
         return (one, one)
