@@ -27,7 +27,8 @@ FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random",
 BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
                   "plugax_reductions.numpy_stats", "plugax_sort.interp")
 # ... and of tests/integration/test_numpy_breadth_more.py (NumPy float64, jit, vmap, grad)
-BREADTH_TESTED += ("plugax_elementwise.numpy_more",)
+BREADTH_TESTED += ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
+                   "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
 
 
 def public_names(module):

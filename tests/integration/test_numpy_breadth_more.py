@@ -27,7 +27,7 @@ I = R.randint(-20, 20, (3, 4)).astype(np.int32)
 J = R.randint(1, 30, (3, 4)).astype(np.int32)
 S = np.array([[0, 1, 2, 5], [3, 7, 1, 0], [2, 2, 4, 6]], np.int32)
 F = np.array([0., -0., 1., -3.5, 0.75, 1e30, np.inf, np.nan, 3e-3, -2e5, 7., 1.], np.float32)
-NOGRAD, NOVMAP = "nograd", "novmap"
+NOGRAD, NOVMAP, NOJIT = "nograd", "novmap", "nojit"
 
 
 def _modf_ref(x):
@@ -56,10 +56,64 @@ TABLE: dict = {
     "select": (([X > 0, W > 0], [X, W]), {"default": -1.0}, (NOGRAD, NOVMAP), None),
     "piecewise": ((X, [X < -0.5, X > 0.5]), {}, (NOVMAP,), None),
 }
+X3 = R.randn(2, 3, 4)
+COND = np.array([True, False, True])
+MASK = X > 0
+
+
+def _mutated(fn):
+    """NumPy's in-place functions (place, put, fill_diagonal) as pure references."""
+    def ref(a, *args, inplace=None):
+        b = np.array(a, copy=True)
+        fn(b, *args)
+        return b
+    return ref
+
+
+TABLE.update({
+    "concat": (([X, W],), {"axis": 1}, (NOGRAD,), None),
+    "permute_dims": ((X3, (2, 0, 1)), {}, (NOVMAP,), None), "matrix_transpose": ((X3,), {}, (), None),
+    "unstack": ((X,), {"axis": 1}, (NOVMAP,), None),
+    "rollaxis": ((X3, 2), {}, (NOVMAP,), None),
+    "copy": ((X,), {}, (), None), "empty": (((3, 4),), {}, (NOGRAD,), lambda s: np.zeros(s)),
+    "empty_like": ((X,), {}, (NOGRAD,), np.zeros_like),
+    "block": (([[X, W], [W[:, :2], X[:, :2], V[:3, None] * np.ones((3, 4))]],), {}, (NOGRAD,),
+              None),
+    "compress": ((COND, X), {"axis": 0, "size": 2}, (NOGRAD, NOVMAP),
+                 lambda c, a, axis, size: np.compress(c, a, axis)),
+    "extract": ((MASK, X), {"size": int(MASK.sum())}, (NOGRAD, NOVMAP),
+                lambda c, a, size: np.extract(c, a)),
+    "place": ((X, MASK, np.array([7., 8., 9.])), {"inplace": False}, (NOVMAP,),
+              _mutated(np.place)),
+    "put": ((X, np.array([1, 11, -1, 5]), np.array([7., 8.])), {"inplace": False}, (NOVMAP,),
+            _mutated(np.put)),
+    "insert": ((X, [1, 3], W[:, :2]), {"axis": 1}, (NOVMAP,), None),
+    "delete": ((X, [0, 2]), {"axis": 1}, (NOVMAP,), None),
+    "resize": ((V, (2, 4)), {}, (), None),
+    "trim_zeros": ((np.array([0., 0., 1., 2., 0.]),), {}, (NOGRAD, NOJIT), None),
+    "pad": ((X, ((1, 2), (3, 1))), {"mode": "symmetric", "reflect_type": "odd"}, (NOVMAP,),
+            None),
+    "ix_": ((np.array([0, 2]), np.array([1, 2, 3])), {}, (NOGRAD, NOVMAP), None),
+    "diag_indices": ((3,), {}, (NOGRAD,), None),
+    "diag_indices_from": ((np.ones((3, 3)),), {}, (NOGRAD, NOVMAP), None),
+    "tril_indices": ((3, 1, 4), {}, (NOGRAD,), None),
+    "triu_indices": ((3, -1, 2), {}, (NOGRAD,), None),
+    "tril_indices_from": ((X,), {"k": -1}, (NOGRAD, NOVMAP), None),
+    "triu_indices_from": ((X,), {"k": 1}, (NOGRAD, NOVMAP), None),
+    "mask_indices": ((3, "triu"), {"size": 6}, (NOGRAD,),
+                     lambda n, f, size: np.mask_indices(n, getattr(np, f))),
+    "ravel_multi_index": (((np.array([0, 2, 1]), np.array([3, 0, 1])), (3, 4)), {},
+                          (NOGRAD,), None),
+    "unravel_index": ((np.array([0, 5, 11]), (3, 4)), {}, (NOGRAD,), None),
+    "fill_diagonal": ((X, 5.0), {"inplace": False}, (NOVMAP,), _mutated(np.fill_diagonal)),
+    "choose": ((np.array([0, 1, 2, 1]), [V[:4], W[0], X[1]]), {"mode": "clip"}, (NOGRAD,),
+               None),
+})
 # functions given as table entries need a funclist: pass it through kwargs-free wrappers
 PIECEWISE_FUNCS = [lambda x: x * x, lambda x: -x, lambda x: x + 1.0]
 
-MODULES = ("plugax_elementwise.numpy_more",)
+MODULES = ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
+           "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
 
 
 def _cast(a, dtype):
@@ -73,6 +127,8 @@ def _cast(a, dtype):
 def _fn(name, lib):
     if name == "piecewise":
         return lambda x, c, **kw: lib.piecewise(x, c, PIECEWISE_FUNCS, **kw)
+    if name == "mask_indices":   # the mask function of the library under test
+        return lambda n, f, **kw: lib.mask_indices(n, getattr(lib, f), **kw)
     return getattr(lib, name)
 
 
@@ -114,6 +170,8 @@ def test_value_against_numpy_jit_and_vmap(name):
         return _fn(name, pnp)(*full, **kwargs)
 
     inputs = [_cast(args[i], np.float32) for i in arrays]
+    if NOJIT in flags:   # the output shape depends on the values: concrete input only
+        return
     for j, g in zip(_as_list(plugax.jit(with_arrays)(*inputs)), got):
         np.testing.assert_allclose(np.asarray(j), np.asarray(g), rtol=2e-6, atol=2e-6)
     if NOVMAP in flags or not arrays:
@@ -154,7 +212,8 @@ def test_every_added_function_is_in_the_table():
 
 
 # checked by their own tests below (not functions of arrays that NumPy evaluates the same way)
-NOT_IN_TABLE: dict = {}
+NOT_IN_TABLE: dict = {name: "index objects: test_index_objects" for name in
+                     ("s_", "index_exp", "r_", "c_", "mgrid", "ogrid")}
 
 
 def test_edge_values_follow_jax():
@@ -179,3 +238,97 @@ def test_edge_values_follow_jax():
         pnp.ldexp(1.0, 2.0)
     with pytest.raises(ValueError, match="select: condlist has 2 entries and choicelist 1"):
         pnp.select([X > 0, X > 1], [X])
+
+
+def test_index_objects():
+    assert pnp.s_[1:3] == np.s_[1:3] and pnp.index_exp[1:2] == (slice(1, 2),)
+    np.testing.assert_array_equal(pnp.r_[1:4, 0, pnp.array([7, 8])], np.r_[1:4, 0, [7, 8]])
+    np.testing.assert_array_equal(pnp.r_["0,2", [1, 2], [3, 4]], np.r_["0,2", [1, 2], [3, 4]])
+    np.testing.assert_array_equal(pnp.r_["1,2,0", [1, 2], [3, 4]], np.r_["1,2,0", [1, 2], [3, 4]])
+    np.testing.assert_array_equal(pnp.r_["r", [1, 2]], np.r_["r", [1, 2]])
+    np.testing.assert_array_equal(pnp.c_[np.array([1, 2]), np.array([3, 4])],
+                                  np.c_[np.array([1, 2]), np.array([3, 4])])
+    np.testing.assert_allclose(pnp.r_[0:1:5j], np.r_[0:1:5j], rtol=1e-6)
+    got, want = pnp.mgrid[0:2, 0:1:3j], np.mgrid[0:2, 0:1:3j]
+    assert got.dtype == np.float32 and pnp.mgrid[0:3].dtype == np.int32
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    for g, w in zip(pnp.ogrid[0:2, 0:3], np.ogrid[0:2, 0:3]):
+        np.testing.assert_array_equal(g, w)
+    # under jit: the grid is a constant of the trace
+    np.testing.assert_array_equal(plugax.jit(lambda x: x + pnp.mgrid[0:2, 0:3][0])(0),
+                                  np.mgrid[0:2, 0:3][0])
+
+
+@pytest.mark.parametrize("mode, kwargs", [
+    ("constant", {"constant_values": ((1, 2), (3, 4))}), ("edge", {}), ("empty", {}),
+    ("linear_ramp", {"end_values": (5, -1)}), ("maximum", {}), ("mean", {"stat_length": 2}),
+    ("median", {}), ("minimum", {"stat_length": ((1, 2), (3, 1))}), ("reflect", {}),
+    ("reflect", {"reflect_type": "odd"}), ("symmetric", {}), ("wrap", {})])
+@pytest.mark.parametrize("widths", [((1, 2), (7, 0)), 2, ((0, 0), (5, 9))])
+def test_pad_every_mode(mode, kwargs, widths):
+    want = np.pad(X, widths, mode, **kwargs)
+    got = pnp.pad(X.astype(np.float32), widths, mode, **kwargs)
+    if mode == "empty":
+        want = np.pad(X, widths)   # JAX fills with zeros
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-6, atol=2e-6)
+    jitted = plugax.jit(lambda x: pnp.pad(x, widths, mode, **kwargs))(X.astype(np.float32))
+    np.testing.assert_allclose(np.asarray(jitted), np.asarray(got), rtol=1e-6, atol=1e-6)
+    if mode not in ("maximum", "minimum", "median"):   # ties make these piecewise
+        weights = np.random.RandomState(2).randn(*want.shape)
+        with x64():
+            g = plugax.grad(lambda x: pnp.sum(pnp.pad(x, widths, mode, **kwargs) * weights))(X)
+        np.testing.assert_allclose(np.asarray(g), numeric_grad(
+            lambda x: np.sum((np.pad(x, widths, mode, **kwargs) if mode != "empty"
+                              else np.pad(x, widths)) * weights), X), rtol=1e-5, atol=1e-6)
+
+
+def test_pad_callable_and_integers_and_errors():
+    def func(vector, pad_width, iaxis, kwargs):   # JAX's protocol: return the new vector
+        return vector.at[:pad_width[0]].set(kwargs.get("val", 9.0))
+    np.testing.assert_array_equal(pnp.pad(np.ones((2, 2)), 1, func, val=5.0),
+                                  [[5, 5, 5, 5], [5, 1, 1, 0], [5, 1, 1, 0], [5, 0, 0, 0]])
+    xi = np.arange(12).reshape(3, 4)
+    for mode in ("edge", "reflect", "symmetric", "wrap", "maximum", "mean", "median"):
+        got = pnp.pad(xi, ((1, 2), (3, 1)), mode)
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, np.pad(xi, ((1, 2), (3, 1)), mode))
+    with pytest.raises(ValueError, match="Unimplemented padding mode 'bogus'"):
+        pnp.pad(X, 1, "bogus")
+    with pytest.raises(ValueError, match="negative"):
+        pnp.pad(X, -1)
+    with pytest.raises(ValueError, match="unsupported keyword arguments for mode 'edge'"):
+        pnp.pad(X, 1, "edge", constant_values=3)
+
+
+def test_shape_edits_follow_jax():
+    # put drops out-of-range indices (JAX's default), wrap/clip bring them in
+    np.testing.assert_array_equal(pnp.put(np.zeros(5), np.array([1, 7, -1]),
+                                          np.array([3., 4.]), inplace=False), [0, 3, 0, 0, 3])
+    np.testing.assert_array_equal(pnp.put(np.zeros(5), np.array([7]), np.array([3.]),
+                                          mode="wrap", inplace=False), [0, 0, 3, 0, 0])
+    with pytest.raises(ValueError, match="immutable"):
+        pnp.put(np.zeros(5), np.array([1]), np.array([3.]))
+    with pytest.raises(ValueError, match="immutable"):
+        pnp.place(np.zeros(5), np.zeros(5, bool), np.array([3.]))
+    # unravel_index clips out-of-range indices as JAX does (NumPy raises)
+    got = pnp.unravel_index(np.array([-3, 5, 30]), (2, 3))
+    np.testing.assert_array_equal(np.stack(got), [[1, 1, 1], [0, 2, 2]])
+    # compress pads with fill_value to the static size; works under jit
+    got = plugax.jit(lambda c, a: pnp.compress(c, a, axis=0, size=3, fill_value=-1))(COND, X)
+    np.testing.assert_allclose(got, np.concatenate([X[COND], -np.ones((1, 4))]), rtol=1e-6)
+    # delete of a traced index array with assume_unique_indices
+    got = plugax.jit(lambda i: pnp.delete(np.arange(6), i, assume_unique_indices=True))(
+        np.array([4, 1]))
+    np.testing.assert_array_equal(got, [0, 2, 3, 5])
+    # ravel_multi_index's bounds check needs concrete indices; wrap/clip trace
+    with pytest.raises(ValueError, match="invalid entry"):
+        pnp.ravel_multi_index((np.array([3]), np.array([0])), (3, 4))
+    got = plugax.jit(lambda i: pnp.ravel_multi_index((i, i), (3, 4), mode="wrap"))(
+        np.array([4, -1]))
+    np.testing.assert_array_equal(got, np.ravel_multi_index(([4, -1], [4, -1]), (3, 4),
+                                                            mode="wrap"))
+    assert pnp.resize(np.zeros(0), (2, 2)).shape == (2, 2)
+    with pytest.raises(ValueError, match="block does not allow tuples"):
+        pnp.block((X, W))
+    with pytest.raises(ValueError, match="must be at least two-dimensional"):
+        pnp.matrix_transpose(V)
