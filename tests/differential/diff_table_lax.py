@@ -534,3 +534,5 @@ LAX_SKIPPED.update({name: "checked by plugins/dot/tests/test_lax_extra.py: JAX's
                                  "AccuracyMode", "RaggedDotDimensionNumbers")})
 LAX_SKIPPED.update({name: "a type alias for annotations (as JAX's), not a function"
                     for name in ("DotDimensionNumbers", "PrecisionLike")})
+LAX_SKIPPED["ConvGeneralDilatedDimensionNumbers"] = ("a type alias for annotations (as JAX's), "
+                                                     "not a function")

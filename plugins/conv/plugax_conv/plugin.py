@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import api, conv, generic, window_api, windows
+from . import api, conv, generic, lax_extra, window_api, windows
 
 
 @hookimpl
@@ -24,7 +24,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {**api.LAX, **window_api.LAX}, "numpy": dict(api.NUMPY)}
+    return {"lax": {**api.LAX, **window_api.LAX, **lax_extra.LAX}, "numpy": dict(api.NUMPY)}
 
 
 @hookimpl
