@@ -24,15 +24,17 @@ _python_scalars = (bool, int, float, complex)
 
 
 class JaxprTracer(core.Tracer):
-    __slots__ = ("var",)
+    # `_var`, not `var`: a slot named like an Array method would hide the method that
+    # the reductions family installs on every tracer (`x.var()` under jit)
+    __slots__ = ("_var",)
 
     def __init__(self, trace: "JaxprTrace", var: Var):
         self._trace = trace
-        self.var = var
+        self._var = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self._var.aval
 
 
 class JaxprTrace(core.Trace):
@@ -50,7 +52,7 @@ class JaxprTrace(core.Trace):
 
     def to_atom(self, x: Any) -> Var | Literal:
         if isinstance(x, JaxprTracer) and x._trace is self:
-            return x.var
+            return x._var
         if type(x) in _python_scalars:
             return Literal(x)
         if isinstance(x, (np.generic, np.ndarray, Array)) and np.ndim(x) == 0 \

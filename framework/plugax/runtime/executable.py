@@ -163,6 +163,10 @@ def compile_module(text: str, in_avals: Sequence[ShapedArray],
     if host_callbacks:
         return Executable(_compile_with_callbacks(text, host_callbacks), in_avals,
                           out_avals, text, host_callbacks)
+    if "@xla_ffi_python_" in text:   # XLA would call a missing callable: a crash, not an error
+        raise ValueError("compile_module: the module calls Python host callbacks "
+                         "(pure_callback, debug.print, ...) but none were given: pass the "
+                         "LoweredModule's host_callbacks")
     with _compiled_lock:
         loaded = _compiled.get(text)
         if loaded is not None:

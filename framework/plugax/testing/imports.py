@@ -33,7 +33,7 @@ __all__ = ["MODULES", "USER_API", "import_problems", "check_public_imports", "sc
 
 MODULES = {"plugax.extend", "plugax.lax", "plugax.numpy", "plugax.tree_util", "plugax.tree",
            "plugax.test_util", "plugax.scipy", "plugax.random", "plugax.nn", "plugax.ops",
-           "plugax.experimental"}
+           "plugax.experimental", "plugax.debug", "plugax.flatten_util"}
 # `plugax.<name>` reached from `import plugax`: the user-level API, as `jax.<name>`
 USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr", "linearize",
             "linear_transpose", "jacfwd", "jacrev", "hessian", "custom_jvp", "custom_vjp",
@@ -41,7 +41,7 @@ USER_API = {"jit", "jvp", "vjp", "grad", "value_and_grad", "vmap", "make_jaxpr",
             "test_util", "scipy", "jacobian", "ShapeDtypeStruct", "eval_shape", "typeof",
             "checkpoint", "remat", "checkpoint_policies", "disable_jit", "named_call",
             "named_scope", "float0", "device_put", "device_get", "devices", "random", "nn",
-            "ops",
+            "ops", "pure_callback", "debug", "flatten_util",
             "experimental"}
 TEST_ONLY = "plugax.testing"
 

@@ -22,3 +22,9 @@ def plugax_primitive_rules() -> list[RuleSet]:
 def plugax_frontend() -> dict:
     return {"plugax": {"pure_callback": api.pure_callback},
             "debug": {"callback": api.debug_callback, "print": api.debug_print}}
+
+
+@hookimpl
+def plugax_test_cases() -> list:
+    from .cases import cases  # imports plugax.testing: only when a test suite asks
+    return cases()

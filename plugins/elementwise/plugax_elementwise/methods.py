@@ -40,4 +40,6 @@ METHODS: dict[str, Any] = {
     **{f"__r{op}__": _reflected(NUMPY[{**_FAST, **_OTHER}[op]]) for op in _REFLECTED},
     "__neg__": NUMPY["negative"], "__pos__": lambda self: self, "__abs__": NUMPY["abs"],
     "__invert__": NUMPY["bitwise_not"], "astype": NUMPY["astype"],
+    # jax.Array's elementwise methods: x.clip(min, max), x.round(decimals)
+    "clip": NUMPY["clip"], "round": NUMPY["round"],
 }

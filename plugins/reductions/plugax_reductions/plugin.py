@@ -31,4 +31,4 @@ def plugax_frontend() -> dict:
 
 @hookimpl
 def plugax_array_methods() -> dict:
-    return dict(numpy_api.METHODS)
+    return {**numpy_api.METHODS, "nonzero": nonzero.NUMPY["nonzero"]}

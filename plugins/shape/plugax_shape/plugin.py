@@ -68,4 +68,7 @@ def plugax_array_methods() -> dict[str, Any]:
         "squeeze": lambda self, axis=None: np_.squeeze(self, axis),
         "swapaxes": lambda self, a, b: np_.swapaxes(self, a, b),
         "at": property(getitem._IndexUpdateHelper),
+        # jax.Array's methods over the shape family's NumPy functions
+        "take": np_.FUNCTIONS["take"], "repeat": numpy_layout.NUMPY["repeat"],
+        "copy": lambda self: numpy_edit.NUMPY["copy"](self),
     }
