@@ -200,10 +200,16 @@ def _check_cotangent_types(ct_flat: list, primals_out: list, what: str = "vjp") 
 
 
 def _check_grad_inputs(leaves: list, in_tree: tu.PyTreeDef, argnums: tuple,
-                       allow_int: bool = False) -> None:
+                       allow_int: bool = False, holomorphic: bool = False) -> None:
     """Every differentiated leaf must be inexact (an integer's gradient would be a
     meaningless zero); the error names the argument. `allow_int` lets integer and
-    boolean leaves through, with float0 gradients, as in JAX."""
+    boolean leaves through, with float0 gradients, as in JAX. `holomorphic` promises
+    a complex-differentiable f: every input must then be complex."""
+    for x in leaves if holomorphic else ():
+        dtype = get_aval(x).dtype
+        if dtype.kind != "c":
+            raise TypeError(f"grad with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dtype.name}.")
     if allow_int:
         return
     for k, x in enumerate(leaves):
@@ -226,7 +232,8 @@ def _argnum_of_leaf(k: int, in_tree: tu.PyTreeDef, argnums: tuple) -> int:
     return argnums[-1]
 
 
-def _check_scalar_output(out_flat: list, out_tree: tu.PyTreeDef) -> None:
+def _check_scalar_output(out_flat: list, out_tree: tu.PyTreeDef,
+                         holomorphic: bool = False) -> None:
     if len(out_flat) != 1 or not tu.treedef_is_leaf(out_tree):
         raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
                         f"{out_tree} (a pytree, not one scalar).")
@@ -234,21 +241,30 @@ def _check_scalar_output(out_flat: list, out_tree: tu.PyTreeDef) -> None:
     if aval.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                         f"{aval.shape}.")
-    if not dtypes.is_float(aval.dtype):
+    if holomorphic:
+        if aval.dtype.kind != "c":
+            raise TypeError(f"grad with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {aval.dtype.name}.")
+    elif not dtypes.is_float(aval.dtype):
         # a complex output is refused too: its "gradient" is not defined without a
         # choice (holomorphic or not), and transposing from a real one gave 0
-        hint = (" For differentiating functions with complex outputs, use plugax.vjp "
-                "directly." if aval.dtype.kind == "c" else "")
+        hint = (" For holomorphic differentiation, pass holomorphic=True. For "
+                "differentiation of non-holomorphic functions involving complex outputs, "
+                "use plugax.vjp directly." if aval.dtype.kind == "c" else "")
         raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype "
                         f"of np.floating), but got {aval.dtype.name}.{hint}")
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False, allow_int: bool = False) -> Callable:
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """A function returning `(f(*args), gradient of f w.r.t. args[argnums])`.
 
     With `allow_int`, integer and boolean arguments are allowed; their gradients are
-    float0 zeros (there is no derivative along an integer), as in JAX."""
+    float0 zeros (there is no derivative along an integer), as in JAX. Complex
+    inputs of a real f get JAX's df/dx - i df/dy (the transpose, never the adjoint,
+    of the linearised f applied to 1.0); `holomorphic=True` lets a complex f of
+    complex inputs through and gives its complex derivative f'(z) (the cotangent
+    1 + 0j pulled back)."""
     check_callable(f, "value_and_grad")
     multiple = not isinstance(argnums, int)
     nums = tuple(argnums) if multiple else (argnums,)
@@ -259,10 +275,10 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
         # output or of the cotangent (a scalar output is a single leaf)
         f_partial, dyn = argnums_partial(f, nums, args)
         primals_flat, in_tree = tu.tree_flatten(dyn)
-        _check_grad_inputs(primals_flat, in_tree, nums, allow_int)
+        _check_grad_inputs(primals_flat, in_tree, nums, allow_int, holomorphic)
         lin, out_tree, aux = _linearize_tree(f_partial, primals_flat, in_tree, has_aux)
         ans = as_arrays(lin.primals_out)
-        _check_scalar_output(ans, out_tree)
+        _check_scalar_output(ans, out_tree, holomorphic)
         cts = lin.transpose([shared_constant(1, ans[0].dtype)])   # the starting cotangent
         grads = tu.tree_unflatten(in_tree, as_arrays([instantiate(c) for c in cts]))
         g = grads if multiple else grads[0]
@@ -273,11 +289,11 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0,
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         allow_int: bool = False) -> Callable:
+         holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """The gradient of scalar-valued `f` w.r.t. the arguments at `argnums` (see
-    `value_and_grad` for `allow_int`)."""
+    `value_and_grad` for `holomorphic` and `allow_int`)."""
     check_callable(f, "grad")
-    vg = value_and_grad(f, argnums, has_aux, allow_int)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic, allow_int)
 
     @wraps(f)
     def grad_f(*args: Any) -> Any:

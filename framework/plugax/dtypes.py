@@ -17,12 +17,12 @@ from .config import config
 
 __all__ = [
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64", "float0",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "float0",
     "canonicalize_dtype", "dtype_of_value", "is_weakly_typed_value", "result_type",
     "promote_types", "short_name", "issubdtype_inexact", "is_float", "is_integer",
     "default_float_dtype", "default_int_dtype", "python_scalar_dtype", "supported_dtypes",
     "to_inexact_dtype",
-    "float_dtypes",
+    "float_dtypes", "complex_dtypes", "REAL_OF_COMPLEX", "COMPLEX_OF_REAL",
     "TypePromotionError",
 ]
 
@@ -36,7 +36,14 @@ complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 float0 = np.dtype([("float0", np.void, 0)])
 
 supported_dtypes = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                    float16, bfloat16, float32, float64)
+                    float16, bfloat16, float32, float64, complex64, complex128)
+# complex64 and complex128 (complex128 only under x64, as float64): each primitive's dtype
+# rule says whether it takes them, as JAX's do (exp does, floor and lt do not).
+complex_dtypes = frozenset((complex64, complex128))
+# complex -> its real part's dtype (abs, real, imag); real -> the complex that holds it
+REAL_OF_COMPLEX = {complex64: float32, complex128: float64}
+COMPLEX_OF_REAL = {float16: complex64, bfloat16: complex64, float32: complex64,
+                   float64: complex128}
 # The floating-point dtypes, as a set: dtype rules test membership on every trace.
 float_dtypes = frozenset((float16, bfloat16, float32, float64))
 

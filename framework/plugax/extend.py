@@ -23,6 +23,7 @@ from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_cont
 from .dtypes import (canonicalize_dtype, result_type, promote_types, short_name, bool_, int8,
                      int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
                      float32, float64, float0, supported_dtypes, float_dtypes, is_float,
+                     complex64, complex128, complex_dtypes, REAL_OF_COMPLEX, COMPLEX_OF_REAL,
                      is_integer, issubdtype_inexact, default_float_dtype, default_int_dtype,
                      to_inexact_dtype,
                      python_scalar_dtype, dtype_of_value, TypePromotionError)
@@ -73,6 +74,7 @@ __all__ = [
     "canonicalize_dtype", "result_type", "promote_types", "short_name", "bool_", "int8",
     "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
     "float32", "float64", "float0", "supported_dtypes", "float_dtypes", "is_float",
+    "complex64", "complex128", "complex_dtypes", "REAL_OF_COMPLEX", "COMPLEX_OF_REAL",
     "is_integer", "issubdtype_inexact", "default_float_dtype", "default_int_dtype",
     "to_inexact_dtype",
     "python_scalar_dtype", "dtype_of_value",

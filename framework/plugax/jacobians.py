@@ -91,11 +91,41 @@ def _check_float_inputs(leaves: list, name: str) -> None:
                             f"or jvp instead{hint}.")
 
 
-def _check_float_outputs(leaves: list, name: str) -> None:
+def _check_complex(leaves: list, name: str, what: str) -> None:
+    """holomorphic=True promises complex inputs and outputs; JAX refuses anything else."""
+    for x in leaves:
+        dtype = get_aval(x).dtype
+        if dtype.kind != "c":
+            raise TypeError(f"{name} with holomorphic=True requires {what} with complex "
+                            f"dtype, but got {dtype.name}.")
+
+
+def _check_real_inputs(leaves: list) -> None:
+    """Forward mode pushes a real basis: a complex input's Jacobian would be only its
+    real direction, so JAX asks for holomorphic=True (or jvp) instead."""
+    for x in leaves:
+        dtype = get_aval(x).dtype
+        if dtype.kind == "c":
+            raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype.name}. For "
+                            f"holomorphic differentiation, pass holomorphic=True. For "
+                            f"differentiation of non-holomorphic functions involving "
+                            f"complex inputs or integer inputs, use plugax.jvp directly.")
+
+
+def _check_float_outputs(leaves: list, name: str, holomorphic: bool = False) -> None:
     """Reverse mode pulls back a basis of the outputs: an integer output has none (it
     failed deep inside, building a float0 basis), as JAX refuses."""
+    if holomorphic:
+        return _check_complex(leaves, name, "outputs")
     for y in leaves:
         dtype = get_aval(y).dtype
+        if dtype.kind == "c":
+            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype.name}. For "
+                            f"holomorphic differentiation, pass holomorphic=True. For "
+                            f"differentiation of non-holomorphic functions involving "
+                            f"complex outputs, use plugax.vjp directly.")
         if not dtypes.is_float(dtype):
             raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
                             f"sub-dtype of np.floating), but got {dtype.name}. For "
@@ -103,25 +133,33 @@ def _check_float_outputs(leaves: list, name: str) -> None:
 
 
 def _differentiated_args(f: Callable, nums: tuple, args: tuple, name: str,
-                         allow_int: bool = False) -> tuple:
+                         allow_int: bool = False, holomorphic: bool = False) -> tuple:
     """`f` as a function of the arguments at `nums` only, those arguments (as Arrays
     or tracers: never converted to NumPy), their flat leaves and tree."""
     f_partial, dyn = argnums_partial(f, nums, args)
     leaves, in_tree = tu.tree_flatten(dyn)
     leaves = as_arrays(leaves)
+    if holomorphic:
+        _check_complex(leaves, name, "inputs")
     if not allow_int:
         _check_float_inputs(leaves, name)
+    if name == "jacfwd" and not holomorphic:
+        _check_real_inputs(leaves)
     return f_partial, tu.tree_unflatten(in_tree, leaves), leaves, in_tree
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
-    """The Jacobian of `f` by forward mode: one jvp per input basis vector, batched."""
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian of `f` by forward mode: one jvp per input basis vector, batched.
+    Inputs must be real unless `holomorphic=True` promises a complex-differentiable f
+    (then inputs and outputs are complex and the Jacobian holds f'(z))."""
     check_callable(f, "jacfwd")
     nums, multiple = _argnums_tuple(argnums)
 
     @wraps(f)
     def jac_f(*args: Any) -> Any:
-        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacfwd")
+        f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacfwd",
+                                                               holomorphic=holomorphic)
 
         def pushfwd(*tangent_leaves: Any) -> tuple:
             tangents = tu.tree_unflatten(in_tree, list(tangent_leaves))
@@ -133,6 +171,8 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         outs = vmap(pushfwd, out_axes=out_axes)(*_stacked_basis(leaves))
+        if holomorphic:
+            _check_complex(tu.tree_leaves(outs[0]), "jacfwd", "outputs")
         y_tree = tu.tree_structure(outs[0])
         sizes = [_leaf_size(x) for x in leaves]
         result = tu.tree_unflatten(y_tree, [
@@ -145,7 +185,7 @@ def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           allow_int: bool = False) -> Callable:
+           holomorphic: bool = False, allow_int: bool = False) -> Callable:
     """The Jacobian of `f` by reverse mode: one vjp per output basis vector, batched.
     With `allow_int`, integer inputs are allowed and their blocks are float0 zeros."""
     check_callable(f, "jacrev")
@@ -154,13 +194,13 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     @wraps(f)
     def jac_f(*args: Any) -> Any:
         f_partial, dyn, leaves, in_tree = _differentiated_args(f, nums, args, "jacrev",
-                                                               allow_int)
+                                                               allow_int, holomorphic)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
         else:
             y, pullback = vjp(f_partial, *dyn)
         y_leaves, y_tree = tu.tree_flatten(y)
-        _check_float_outputs(y_leaves, "jacrev")
+        _check_float_outputs(y_leaves, "jacrev", holomorphic)
         pull = lambda *cts: pullback(tu.tree_unflatten(y_tree, list(cts)))
         # per input leaf: (N,) + in.shape, N the outputs' total size
         cts_in = tu.tree_leaves(vmap(pull)(*_stacked_basis(y_leaves)))
@@ -182,7 +222,9 @@ def _input_tree(leaves: list, in_tree: tu.PyTreeDef, multiple: bool) -> Any:
     return tree if multiple else tree[0]
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable:
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable:
     """Second derivatives: forward-over-reverse, `jacfwd(jacrev(f))`."""
     check_callable(f, "hessian")
-    return jacfwd(jacrev(f, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
+    return jacfwd(jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)

@@ -537,6 +537,10 @@ from plugax.numpy_dtypes import __all__ as _DTYPE_HELPERS  # noqa: E402
 NUMPY_SKIPPED.update({name: ("a dtype name, dtype helper or NumPy re-export as JAX has it: "
                              "checked by tests/integration/test_numpy_dtypes.py")
                       for name in _DTYPE_HELPERS})
+NUMPY_SKIPPED.update({name: ("a complex dtype name as JAX has it (NumPy's scalar type): checked "
+                             "by tests/integration/test_complex.py")
+                      for name in ("complex64", "complex128", "complex_", "csingle", "cdouble",
+                                   "complexfloating")})
 NUMPY_SKIPPED.update({name: ("NumPy's index-expression object, re-exported as JAX does: checked "
                              "by tests/integration/test_numpy_breadth_more.py")
                       for name in ("s_", "index_exp")})

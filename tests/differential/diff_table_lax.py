@@ -513,6 +513,10 @@ LAX_SKIPPED = {"RoundingMethod": "an enum (the rounding_method of lax.round), no
 
 # issue 16, lax breadth: each group is checked by its family's own tests, bit for bit
 # against results recorded from JAX (in the test file) and with the authors' kit
+LAX_SKIPPED.update({name: "checked by plugins/elementwise/tests/test_complex.py (the kit's jvp, "
+                          "transpose, vmap, jit and lowering on complex64/128) and "
+                          "tests/integration/test_complex.py (NumPy values, JAX's gradients)"
+                    for name in ("real", "imag", "complex", "conj")})
 LAX_SKIPPED.update({name: "checked by plugins/elementwise/tests/test_bits.py: JAX's recorded "
                           "bits for every integer dtype, eager and jit, and the kit's rules"
                     for name in ("shift_left", "shift_right_arithmetic", "shift_right_logical",

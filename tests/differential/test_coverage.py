@@ -28,7 +28,11 @@ BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
                   "plugax_reductions.numpy_stats", "plugax_sort.interp")
 # ... and of tests/integration/test_numpy_breadth_more.py (NumPy float64, jit, vmap, grad)
 BREADTH_TESTED += ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
-                   "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
+                   "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad",
+                   "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
+                   "plugax_reductions.numpy_vectorize")
+# ... and of tests/integration/test_complex.py (NumPy complex128, jit, JAX's gradients)
+BREADTH_TESTED += ("plugax_elementwise.numpy_complex",)
 
 
 def public_names(module):

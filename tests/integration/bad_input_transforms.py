@@ -264,8 +264,6 @@ def transformation_cases(px: Any, pnp: Any, lax: Any) -> list[Case]:
          "Called sin with a float0 array"),
         ("pnp.add of a float0 array", lambda a: pnp.add(f0, 1) + a, (_x(),), TypeError,
          "Called add with a float0 array"),
-        ("astype to complex64", lambda a: a.astype(np.complex64), (_x(),), TypeError,
-         "cannot convert to dtype complex64"),
         ("while_loop cond returning an int",
          lambda a: lax.while_loop(lambda c: c, lambda c: c - 1, pnp.sum(a).astype(I32)),
          (_x(),), TypeError, "cond_fun must return a boolean scalar"),

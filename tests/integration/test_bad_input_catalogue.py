@@ -192,4 +192,7 @@ def test_the_neighbours_of_refused_calls_still_work():
     assert plugax.jvp(lambda a: a * 2, (1.0,), (1.0,))[1] == 2.0   # a Python float tangent
     assert plugax.grad(lambda a, b: a * b, argnums=(0, 1))(2.0, 3.0) == (3.0, 2.0)
     assert pnp.asarray(np.ones(2, np.complex64)).dtype == np.complex64   # arrays may hold it
+    z = pnp.asarray(np.array([3 + 4j], np.complex64))     # JAX allows these on complex
+    assert pnp.abs(z).dtype == np.float32 and float(pnp.abs(z)[0]) == 5.0
+    assert pnp.asarray(x).astype(np.complex64).dtype == np.complex64
     assert pnp.asarray(np.float32(2.7)).astype(np.int32) == 2

@@ -25,6 +25,8 @@ __all__ = ["convert_element_type_p", "convert_element_type", "convert_value", "R
 convert_element_type_p = Primitive("convert_element_type")
 
 _FLOATS = frozenset(d for d in dtypes.supported_dtypes if dtypes.is_float(d))
+# the dtypes between which conversion is linear (it has a tangent and a transpose)
+_INEXACT = _FLOATS | dtypes.complex_dtypes
 _CONSTANTS = (bool, int, float, complex, Array)
 
 
@@ -32,6 +34,10 @@ def convert_value(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     """NumPy conversion with XLA's float -> int semantics: truncate, saturate at the
     integer range, NaN -> 0 (NumPy leaves those cases undefined)."""
     x, new_dtype = np.asarray(x), np.dtype(new_dtype)
+    if x.dtype.kind == "c" and new_dtype.kind != "c":
+        if new_dtype == dtypes.bool_:
+            return x != 0     # nonzero anywhere: 1j is True
+        x = x.real    # complex -> real keeps the real part, as XLA (no ComplexWarning)
     if x.dtype not in _FLOATS or new_dtype.kind not in "iu":
         return x.astype(new_dtype)
     info = np.iinfo(new_dtype)
@@ -58,17 +64,20 @@ def _abstract_eval(ctx, x: ShapedArray, *, new_dtype, weak_type) -> ShapedArray:
 
 
 def _jvp(ctx, primals, tangents, *, new_dtype, weak_type):
-    """Between float types the conversion is linear; to or from ints there is no tangent."""
+    """Between float and complex types the conversion is linear (complex -> real keeps
+    the tangent's real part); to or from ints there is no tangent."""
     (x,), (t,), new_dtype = primals, tangents, np.dtype(new_dtype)
     ans = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if type(t) is Zero or new_dtype not in _FLOATS or get_aval(x).dtype not in _FLOATS:
+    if type(t) is Zero or new_dtype not in _INEXACT or get_aval(x).dtype not in _INEXACT:
         return ans, Zero.from_value(ans)
     return ans, convert_element_type(t, new_dtype)
 
 
 def _transpose(ctx, ct, x, *, new_dtype, weak_type):
-    if x.aval.dtype not in _FLOATS or np.dtype(new_dtype) not in _FLOATS:
-        raise ShapeError(f"primitive 'convert_element_type' is linear only between float "
+    """The conversion back, as JAX's: real -> complex transposes to the real part of the
+    cotangent, complex -> real to a complex cotangent with no imaginary part."""
+    if x.aval.dtype not in _INEXACT or np.dtype(new_dtype) not in _INEXACT:
+        raise ShapeError(f"primitive 'convert_element_type' is linear only between inexact "
                          f"dtypes, not from {x.aval.dtype.name} to {new_dtype.name}")
     return [convert_element_type(ct, x.aval.dtype)]
 

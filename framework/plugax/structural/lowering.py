@@ -60,6 +60,14 @@ def convert_element_type(ctx, x, *, new_dtype, weak_type):
     old, new = ctx.avals_in[0].dtype, np.dtype(new_dtype)
     if old == new:
         return x
+    if old.kind == "c" and new.kind != "c":
+        # complex -> real is the real part, then a real conversion (StableHLO's convert
+        # leaves complex -> real undefined); complex -> bool compares the whole value
+        if new != np.bool_:
+            x, old = ctx.hlo.real(x), np.dtype(np.float32 if old.itemsize == 8 else np.float64)
+            if old == new:
+                return x
+            return ctx.hlo.convert(ctx.ir_type(ctx.aval_out), x)
     if new == np.bool_:
         zero = ctx.constant(np.zeros((), old), old, ctx.avals_in[0].shape)
         return ctx.hlo.compare(x, zero, ctx.hlo.ComparisonDirectionAttr.get("NE"),

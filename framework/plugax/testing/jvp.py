@@ -44,13 +44,21 @@ def check_jvp(prim: Primitive | Callable, *args: Any, argnums: Sequence[int] | i
         if not nums:
             return
         rng = np.random.default_rng(seed)
-        directions = {i: rng.standard_normal(np.shape(xs[i])).astype(np.asarray(xs[i]).dtype)
-                      for i in nums}
+        directions = {i: _direction(rng, np.asarray(xs[i])) for i in nums}
         expected = target.eval(xs)
         groups = [(i,) for i in nums] + ([tuple(nums)] if len(nums) > 1 else [])
         for group in groups:
             _check_group(target, xs, group, {i: directions[i] for i in group}, expected,
                          eps, rtol, atol)
+
+
+def _direction(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """A random tangent direction of x's dtype; a complex one moves the imaginary part
+    too (a real direction would leave half of a complex jvp rule untested)."""
+    d = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        d = d + 1j * rng.standard_normal(x.shape)
+    return d.astype(x.dtype)
 
 
 def _diff_argnums(xs: list, argnums: Sequence[int] | int | None) -> list[int]:
@@ -98,8 +106,9 @@ def _check_group(target: Target, xs: list, group: tuple, dirs: dict, expected: l
         if t_aval.dtype != p_aval.dtype:
             report(f"tangent{which} has the wrong dtype",
                    f"tangent {t_aval.str_short()} for primal output {p_aval.str_short()}")
-        fd = (np.asarray(hi, np.float64) - np.asarray(lo, np.float64)) / (2 * eps)
-        got = np.asarray(t, np.float64)
+        wide = np.complex128 if p_aval.dtype.kind == "c" else np.float64
+        fd = (np.asarray(hi, wide) - np.asarray(lo, wide)) / (2 * eps)
+        got = np.asarray(t, wide)
         if not np.allclose(got, fd, rtol=rtol, atol=atol, equal_nan=True):
             report(f"tangent{which} disagrees with central finite differences",
                    f"{error_summary(got, fd)}\n(eps={eps:g}, rtol={rtol:g}, atol={atol:g}, "

@@ -53,13 +53,11 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
                 report(f"x{i} cannot be linear", f"it has dtype {get_aval(xs[i]).dtype.name}")
         rng = np.random.default_rng(seed)
         for i in nums:
-            xs[i] = Array(rng.standard_normal(np.shape(xs[i])).astype(np.asarray(xs[i]).dtype),
-                          xs[i].weak_type)
+            xs[i] = Array(_random_like(rng, np.asarray(xs[i])), xs[i].weak_type)
         out = target.fn(*xs)
         # a multiple-results primitive (split) takes one cotangent per output
         outs = list(out) if prim.multiple_results else [out]
-        cts_out = [Array(rng.standard_normal(np.shape(o)).astype(np.asarray(o).dtype))
-                   for o in outs]
+        cts_out = [Array(_random_like(rng, np.asarray(o))) for o in outs]
         ct = cts_out if prim.multiple_results else cts_out[0]
         rule_args = [UndefPrimal(get_aval(x).strip_weak_type()) if i in nums else x
                      for i, x in enumerate(xs)]
@@ -94,7 +92,22 @@ def check_transpose(prim: Primitive, *args: Any, linear_argnums: Sequence[int] |
                    f"ct is {', '.join(_show(c) for c in cts_out)})")
 
 
+def _random_like(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """Random values of x's shape and dtype; complex ones with an imaginary part (a real
+    x or ct would leave the imaginary half of a complex transpose untested)."""
+    d = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        d = d + 1j * rng.standard_normal(x.shape)
+    return d.astype(x.dtype)
+
+
 def _dot(a: Any, b: Any) -> float:
+    """<a, b> = Re(sum(a * b)): bilinear, never conjugated, which is the pairing under
+    which JAX's complex transposes are transposes (real's is complex(ct, 0), conj's is
+    conj); for real values the plain sum of products."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        return float(np.sum(a.astype(np.complex128) * b.astype(np.complex128)).real)
     return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
 
 

@@ -101,10 +101,13 @@ def to_array(x: Any) -> Array:
 
 
 def to_float64(x: Any) -> Array:
-    """Floating arguments cast to float64 (weak type kept); others unchanged."""
+    """Floating arguments cast to float64, complex ones to complex128 (weak type kept);
+    others unchanged."""
     a = to_array(x)
     if dtypes.is_float(np.dtype(a.dtype)):
         return Array(np.asarray(a).astype(np.float64), a.weak_type)
+    if np.dtype(a.dtype).kind == "c":
+        return Array(np.asarray(a).astype(np.complex128), a.weak_type)
     return a
 
 

@@ -145,6 +145,8 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
     if get_aval(x).size != get_aval(y).size:
         raise ValueError(f"vdot: operands must have the same size, got shapes "
                          f"{get_aval(x).shape} and {get_aval(y).shape}")
+    if get_aval(x).dtype.kind == "c":   # numpy.vdot conjugates its first operand
+        x = lax.conj(x)
     flat = [lax.reshape(v, (get_aval(v).size,)) for v in (x, y)]
     return _contract("vdot", *flat, (0,), (0,), preferred_element_type, precision)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from plugax.extend import (Primitive, ShapedArray, defjvp, deflinear,
+from plugax.extend import (REAL_OF_COMPLEX, Primitive, ShapedArray, defjvp, deflinear,
                            defvectorized, get_aval, same_dtypes, scalar_like)
 
 from . import lowering as L
-from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast, is_numeric,
-                     is_signed_or_float, numeric_dtype, type_error)
+from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast, is_number,
+                     is_signed_or_float, number_dtype, numeric_dtype, type_error)
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p
 
@@ -27,17 +27,17 @@ __all__ = ["add_p", "sub_p", "mul_p", "div_p", "rem_p", "neg_p", "sign_p", "abs_
 add_p, sub_p, mul_p = Primitive("add"), Primitive("sub"), Primitive("mul")
 
 ADD = defbroadcasting(
-    add_p, np.add, dtype_rule=numeric_dtype(add_p), lowering=L.binary("add"),
+    add_p, np.add, dtype_rule=number_dtype(add_p), lowering=L.binary("add"),
     jvp=defjvp_bcast(add_p, lambda g, *_: g, lambda g, *_: g),
     transpose=binary_transpose(add_p, lambda ct, x, y: ct, lambda ct, x, y: ct))
 
 SUB = defbroadcasting(
-    sub_p, np.subtract, dtype_rule=numeric_dtype(sub_p), lowering=L.binary("subtract"),
+    sub_p, np.subtract, dtype_rule=number_dtype(sub_p), lowering=L.binary("subtract"),
     jvp=defjvp_bcast(sub_p, lambda g, *_: g, lambda g, *_: neg_p.bind(g)),
     transpose=binary_transpose(sub_p, lambda ct, x, y: ct, lambda ct, x, y: neg_p.bind(ct)))
 
 MUL = defbroadcasting(
-    mul_p, np.multiply, dtype_rule=numeric_dtype(mul_p), lowering=L.binary("multiply"),
+    mul_p, np.multiply, dtype_rule=number_dtype(mul_p), lowering=L.binary("multiply"),
     jvp=defjvp_bcast(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
                      lambda g, ans, x, y: mul_p.bind(x, g)),
     transpose=binary_transpose(mul_p, lambda ct, x, y: mul_p.bind(ct, y),
@@ -68,7 +68,7 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 DIV = defbroadcasting(
-    div_p, _div_impl, dtype_rule=numeric_dtype(div_p), lowering=L.binary("divide"),
+    div_p, _div_impl, dtype_rule=number_dtype(div_p), lowering=L.binary("divide"),
     # d(x/y)/dy = -x/y**2 = -(x/y)/y
     jvp=defjvp_bcast(div_p, lambda g, ans, x, y: div_p.bind(g, y),
                      lambda g, ans, x, y: neg_p.bind(mul_p.bind(g, div_p.bind(ans, y)))),
@@ -94,17 +94,37 @@ def _neg_transpose(ctx, ct, x):
     return [neg_p.bind(ct)]
 
 
-NEG = defvectorized(neg_p, np.negative, dtype_rule=numeric_dtype(neg_p), jvp=deflinear(neg_p),
+NEG = defvectorized(neg_p, np.negative, dtype_rule=number_dtype(neg_p), jvp=deflinear(neg_p),
                     transpose=_neg_transpose, lowering=L.unary("negate"))
-SIGN = defvectorized(sign_p, np.sign, dtype_rule=numeric_dtype(sign_p), jvp=defjvp(sign_p),
+SIGN = defvectorized(sign_p, np.sign, dtype_rule=number_dtype(sign_p), jvp=defjvp(sign_p),
                      lowering=L.sign)
-ABS = defvectorized(
-    abs_p, np.abs, dtype_rule=same_dtypes(abs_p, is_signed_or_float,
-                                          "a signed integer or floating-point dtype"),
-    # g where x >= 0, else -g: the derivative at 0 is 1, as in JAX (not sign(0) = 0)
-    jvp=defjvp_bcast(abs_p, lambda g, ans, x: select_n_p.bind(
-        ge_p.bind(x, scalar_like(x, 0)), neg_p.bind(g), g)),
-    lowering=L.unary("abs"))
+_abs_operand = same_dtypes(abs_p, lambda d: is_signed_or_float(d) or d.kind == "c",
+                           "a signed integer, floating-point or complex dtype")
+
+
+def _abs_dtype(x: ShapedArray) -> np.dtype:
+    """abs of a complex value is its real magnitude (complex64 -> float32), as in JAX."""
+    dtype = _abs_operand(x)
+    return REAL_OF_COMPLEX.get(dtype, dtype)
+
+
+def _abs_partial(g, ans, x):
+    """Real x: g where x >= 0, else -g (the derivative at 0 is 1, as in JAX, not
+    sign(0) = 0). Complex x: Re(g * conj(x) / |x|), with |x| = 0 replaced by 1 (JAX's
+    rule: the tangent at 0 is Re(g * 0) = 0, not NaN)."""
+    dtype = get_aval(x).dtype
+    if dtype.kind != "c":
+        return select_n_p.bind(ge_p.bind(x, scalar_like(x, 0)), neg_p.bind(g), g)
+    from .complex_ops import conj_p, real_p   # they use this module's primitives
+    mag = convert(ans, dtype)
+    zero = eq_p.bind(mag, scalar_like(mag, 0))
+    safe = select_n_p.bind(zero, mag, add_p.bind(mul_p.bind(mag, scalar_like(mag, 0)),
+                                                 scalar_like(mag, 1)))
+    return real_p.bind(mul_p.bind(g, div_p.bind(conj_p.bind(x, input_dtype=dtype), safe)))
+
+
+ABS = defvectorized(abs_p, np.abs, dtype_rule=_abs_dtype,
+                    jvp=defjvp_bcast(abs_p, _abs_partial), lowering=L.unary("abs"))
 
 
 # --- max, min: the tangent follows the larger (smaller) operand, halved at ties ------
@@ -134,14 +154,14 @@ MIN = _defminmax(min_p, np.minimum, lt_p, "minimum")
 square_p, integer_pow_p = Primitive("square"), Primitive("integer_pow")
 
 SQUARE = defvectorized(
-    square_p, np.square, dtype_rule=numeric_dtype(square_p), lowering=L.square,
+    square_p, np.square, dtype_rule=number_dtype(square_p), lowering=L.square,
     jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(scalar_like(x, 2), x))))
 
 
 def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
-    if not is_numeric(x.dtype):
+    if not is_number(x.dtype):
         raise type_error(integer_pow_p, (x,), f"does not accept dtype {x.dtype.name}",
-                         "use an integer or floating-point operand")
+                         "use an integer, floating-point or complex operand")
     if y < 0 and x.dtype.kind in "iu":
         raise type_error(integer_pow_p, (x,), f"cannot raise integers to the negative "
                          f"power y={y}", "convert the operand to a float dtype first")

@@ -19,8 +19,8 @@ from plugax.extend import (Array, Primitive, ShapedArray, ShapeError, Tracer, Un
                            same_dtypes)
 from plugax.extend import defbroadcasting as _kernel_defbroadcasting
 
-__all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float",
-           "float_dtype", "numeric_dtype", "int_or_bool_dtype", "any_dtype",
+__all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float", "is_number", "is_inexact",
+           "float_dtype", "numeric_dtype", "number_dtype", "inexact_dtype", "int_or_bool_dtype", "any_dtype",
            "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
            "binary_transpose", "type_error", "checked_vmap", "defbroadcasting"]
 
@@ -28,6 +28,16 @@ __all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float",
 def is_numeric(dtype: np.dtype) -> bool:
     """Integers and floats; lax arithmetic rejects bool (jnp maps it to logic ops)."""
     return dtype.kind in "iuf" or dtype in float_dtypes
+
+
+def is_number(dtype: np.dtype) -> bool:
+    """Integers, floats and complex numbers (lax's `_num`: add, mul, neg, square...)."""
+    return dtype.kind == "c" or is_numeric(dtype)
+
+
+def is_inexact(dtype: np.dtype) -> bool:
+    """Floats and complex numbers (lax's `_float | _complex`: exp, log, sin, sqrt...)."""
+    return dtype.kind == "c" or dtype in float_dtypes
 
 
 def is_int_or_bool(dtype: np.dtype) -> bool:
@@ -45,6 +55,14 @@ def float_dtype(prim: Primitive) -> Callable:
 
 def numeric_dtype(prim: Primitive) -> Callable:
     return same_dtypes(prim, is_numeric, "an integer or floating-point dtype, not bool")
+
+
+def number_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim, is_number, "an integer, floating-point or complex dtype, not bool")
+
+
+def inexact_dtype(prim: Primitive) -> Callable:
+    return same_dtypes(prim, is_inexact, "a floating-point or complex dtype")
 
 
 def int_or_bool_dtype(prim: Primitive) -> Callable:

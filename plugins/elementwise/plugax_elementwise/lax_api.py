@@ -13,7 +13,7 @@ import numpy as np
 
 from plugax.extend import Primitive
 
-from . import arithmetic as A, logic as L, selection as S, transcendental as T
+from . import arithmetic as A, complex_ops as C, logic as L, selection as S, transcendental as T
 from .logic import RoundingMethod
 
 __all__ = ["LAX"]
@@ -54,6 +54,17 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     return S.select_n_p.bind(pred, on_false, on_true)
 
 
+def conj(x: Any) -> Any:
+    """The complex conjugate; a real operand becomes complex (JAX's lax.conj)."""
+    dtype = np.result_type(getattr(x, "dtype", None) or np.asarray(x).dtype)
+    return C.conj_p.bind(x, input_dtype=dtype)
+
+
+def complex(x: Any, y: Any) -> Any:
+    """x + i y from two float operands of one dtype (float32 -> complex64)."""
+    return C.complex_p.bind(x, y)
+
+
 def clamp(min: Any, x: Any, max: Any) -> Any:
     """min(max(x, min), max); the bounds are rank-0 or of x's shape."""
     return S.clamp_p.bind(min, x, max)
@@ -64,7 +75,8 @@ _UNARY = {"neg": A.neg_p, "sign": A.sign_p, "abs": A.abs_p, "square": A.square_p
           "bitwise_not": L.not_p, **{p.name: p for p in (
               T.sqrt_p, T.rsqrt_p, T.cbrt_p, T.exp_p, T.exp2_p, T.log_p, T.log1p_p, T.expm1_p,
               T.sin_p, T.cos_p, T.tan_p, T.asin_p, T.acos_p, T.atan_p, T.sinh_p, T.cosh_p,
-              T.tanh_p, T.asinh_p, T.acosh_p, T.atanh_p, T.logistic_p)}}
+              T.tanh_p, T.asinh_p, T.acosh_p, T.atanh_p, T.logistic_p)},
+          "real": C.real_p, "imag": C.imag_p}
 _BINARY = {"add": A.add_p, "sub": A.sub_p, "mul": A.mul_p, "div": A.div_p, "rem": A.rem_p,
            "max": A.max_p, "min": A.min_p, "pow": T.pow_p, "atan2": T.atan2_p,
            "eq": L.eq_p, "ne": L.ne_p, "lt": L.lt_p, "le": L.le_p, "gt": L.gt_p, "ge": L.ge_p,
@@ -74,7 +86,7 @@ LAX: dict[str, Any] = {
     **{name: _unary(p) for name, p in _UNARY.items()},
     **{name: _binary(p) for name, p in _BINARY.items()},
     "integer_pow": integer_pow, "round": round, "select_n": select_n, "select": select,
-    "clamp": clamp, "RoundingMethod": RoundingMethod,
+    "clamp": clamp, "RoundingMethod": RoundingMethod, "conj": conj, "complex": complex,
 }
 for _name, _fn in LAX.items():
     if getattr(_fn, "__name__", None) == "fn":

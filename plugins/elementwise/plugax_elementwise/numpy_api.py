@@ -284,7 +284,7 @@ def power(x1: Any, x2: Any, /) -> Any:
         x, = promote_dtypes("power", x1, category="numeric")
         return A.integer_pow_p.bind(x, y=int(x2))
     x, y = promote_args("power", x1, x2, category="numeric")
-    if _dtype(x) in float_dtypes:
+    if _dtype(x) in float_dtypes or _dtype(x).kind == "c":
         return T.pow_p.bind(x, y)
     return _int_power(*broadcast_arrays("power", x, y, keep_scalars=False))
 

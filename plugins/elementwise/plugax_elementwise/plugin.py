@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import arithmetic, bits, logic, selection, transcendental
+from . import arithmetic, bits, complex_ops, logic, selection, transcendental
 from .lax_api import LAX
 from .methods import METHODS
+from .numpy_complex import METHODS_COMPLEX, NUMPY_COMPLEX
 from . import numpy_api
 from .numpy_api import NUMPY
 from .numpy_extra import NUMPY_EXTRA
@@ -31,12 +32,14 @@ def plugax_plugin_info() -> PluginInfo:
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
     return [*arithmetic.RULES, *transcendental.RULES, *logic.RULES, *selection.RULES,
-            *bits.RULES]
+            *bits.RULES, *complex_ops.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": {**LAX, **bits.LAX}, "numpy": {**NUMPY, **NUMPY_EXTRA, **NUMPY_MORE}, "scipy.special": SCIPY_SPECIAL}
+    return {"lax": {**LAX, **bits.LAX},
+            "numpy": {**NUMPY, **NUMPY_EXTRA, **NUMPY_MORE, **NUMPY_COMPLEX},
+            "scipy.special": SCIPY_SPECIAL}
 
 
 @hookimpl
@@ -48,7 +51,7 @@ def plugax_rules_published() -> None:
 
 @hookimpl
 def plugax_array_methods() -> dict:
-    return METHODS
+    return {**METHODS, **METHODS_COMPLEX}
 
 
 @hookimpl

@@ -19,7 +19,8 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, defvectorized,
 
 from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p
-from .common import defbroadcasting, defjvp_bcast, float_dtype, type_error, zeros_like
+from .common import (defbroadcasting, defjvp_bcast, float_dtype, inexact_dtype, is_inexact,
+                     type_error, zeros_like)
 from .logic import eq_p
 from .selection import convert, select_n_p
 
@@ -32,7 +33,11 @@ mul, add, sub, div, neg = mul_p.bind, add_p.bind, sub_p.bind, div_p.bind, neg_p.
 
 
 def _logistic(x: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-x)) without overflow: exp is only taken of -|x|."""
+    """1 / (1 + exp(-x)) without overflow: exp is only taken of -|x| (complex x: the
+    formula as it stands, which has poles, as JAX's)."""
+    if x.dtype.kind == "c":
+        with np.errstate(all="ignore"):
+            return (1 / (1 + np.exp(-x))).astype(x.dtype)
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
@@ -89,8 +94,13 @@ _PRIMS = {name: Primitive(name) for name, _, _ in _UNARY}
  acos_p, atan_p, sinh_p, cosh_p, tanh_p, asinh_p, acosh_p, atanh_p, logistic_p) = _PRIMS.values()
 
 
+# the unary functions lax defines for floats only (every other one also takes complex)
+_REAL_ONLY = {"cbrt"}
+
+
 def _unary_rules(prim: Primitive, impl: Callable, derivative: Callable) -> RuleSet:
-    return defvectorized(prim, impl, dtype_rule=float_dtype(prim),
+    dtype_rule = float_dtype(prim) if prim.name in _REAL_ONLY else inexact_dtype(prim)
+    return defvectorized(prim, impl, dtype_rule=dtype_rule,
                          jvp=defjvp_bcast(prim, lambda g, ans, x: mul(g, derivative(ans, x))),
                          lowering=_LOWERING[prim.name])
 
@@ -125,8 +135,9 @@ def _pow_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _pow_dtype(x: ShapedArray, y: ShapedArray) -> np.dtype:
-    if x.dtype not in float_dtypes or (y.dtype != x.dtype and y.dtype.kind not in "iu"):
-        raise type_error(pow_p, (x, y), "needs a floating-point base and an exponent of the "
+    if not is_inexact(x.dtype) or (y.dtype != x.dtype and y.dtype.kind not in "iu"):
+        raise type_error(pow_p, (x, y), "needs a floating-point or complex base and an "
+                         "exponent of the "
                          "base's dtype or of an integer dtype",
                          "convert the operands, or use plugax.numpy.power, which promotes")
     return x.dtype

@@ -234,6 +234,9 @@ CHECKED = {*FLOAT_DOMAINS, A.add_p, A.sub_p, A.mul_p, A.max_p, A.min_p, A.neg_p,
            A.square_p, A.abs_p, A.div_p, A.rem_p, T.atan2_p, A.integer_pow_p, T.pow_p,
            L.round_p, L.is_finite_p, L.eq_p, L.ne_p, L.lt_p, L.le_p, L.gt_p, L.ge_p, L.and_p,
            L.or_p, L.xor_p, L.not_p, S.convert_element_type_p, S.select_n_p, S.clamp_p}
+# the complex primitives: lowered on complex64 and complex128 in test_complex.py
+from plugax_elementwise import complex_ops as _C  # noqa: E402
+CHECKED |= {_C.real_p, _C.imag_p, _C.complex_p, _C.conj_p}
 
 
 def test_every_elementwise_primitive_has_a_lowering_rule_and_is_checked_here():

@@ -76,7 +76,7 @@ f32, i32 = np.zeros(3, np.float32), np.zeros(3, np.int32)
     (lambda: A.abs_p.bind(np.zeros(3, np.uint8)), r"'abs' does not accept dtype uint8"),
     (lambda: A.integer_pow_p.bind(i32, y=-1), r"'integer_pow' cannot raise integers.*y=-1"),
     (lambda: A.integer_pow_p.bind(f32 > 0, y=2), r"'integer_pow' does not accept dtype bool"),
-    (lambda: T.pow_p.bind(i32, i32), r"'pow' needs a floating-point base.*i32\[3\]"),
+    (lambda: T.pow_p.bind(i32, i32), r"'pow' needs a floating-point or complex base.*i32\[3\]"),
     (lambda: S.select_n_p.bind(f32, f32, f32), r"'select_n' needs a bool or integer `which`"),
     (lambda: S.select_n_p.bind(True, f32, f32, f32), r"'select_n' takes at most 2 cases"),
     (lambda: S.select_n_p.bind(np.zeros(2, bool), f32, f32), r"'select_n' needs cases of one "

@@ -234,10 +234,15 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: None = None, ddof: int
     else:
         centre = _divide_counted(*_masked_sum_and_count("var", x, axes, where))
     dev = lax.sub(x, lax.broadcast_in_dim(centre, aval.shape, kept))
-    if where is None:
-        r = _divide(R.reduce_sum_p.bind(lax.mul(dev, dev), axes=axes), n - ddof)
+    if aval.dtype.kind == "c":   # |dev|^2, a real variance of the real dtype (as JAX)
+        sq = lax.real(lax.mul(dev, lax.conj(dev)))
+        target = np.dtype(target).type(0).real.dtype if np.dtype(target).kind == "c" else target
     else:
-        s, count = _masked_sum_and_count("var", lax.mul(dev, dev), axes, where)
+        sq = lax.mul(dev, dev)
+    if where is None:
+        r = _divide(R.reduce_sum_p.bind(sq, axes=axes), n - ddof)
+    else:
+        s, count = _masked_sum_and_count("var", sq, axes, where)
         r = _divide_counted(s, lax.sub(count, scalar_like(count, ddof, weak_type=False)))
     return _cast(_keep(r, axes, keepdims), target)
 
