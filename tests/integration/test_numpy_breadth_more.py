@@ -109,10 +109,57 @@ TABLE.update({
     "choose": ((np.array([0, 1, 2, 1]), [V[:4], W[0], X[1]]), {"mode": "clip"}, (NOGRAD,),
                None),
 })
+NANS = np.array([[1., np.nan, 3., 4.], [np.nan, 2., .5, -1.], [5., 6., np.nan, 8.]])
+XS = np.linspace(0, 1, 8)
+
+
+def _polydiv_ref(u, v):
+    """JAX's remainder keeps u's length (leading zeros); NumPy's is trimmed."""
+    q, r = np.polydiv(u, v)
+    return q, np.concatenate([np.zeros(len(u) - len(r)), r])
+
+
+TABLE.update({
+    "cumulative_sum": ((X,), {"axis": 1, "include_initial": True}, (NOVMAP,), None),
+    "cumulative_prod": ((X,), {"axis": 0}, (NOVMAP,), None),
+    "nancumsum": ((NANS,), {"axis": 1}, (NOGRAD, NOVMAP), None),
+    "nancumprod": ((NANS,), {"axis": 0}, (NOGRAD, NOVMAP), None),
+    "bincount": ((np.array([0, 1, 1, 3, 5]),), {"length": 6}, (NOGRAD, NOVMAP),
+                 lambda x, length: np.bincount(x, minlength=length)),
+    "array_equiv": ((X, X[0]), {}, (NOGRAD,), None),
+    "gradient": ((X,), {}, (NOVMAP,), None), "trapezoid": ((X,), {"dx": 0.5}, (), None),
+    "unwrap": ((np.cumsum(X * 3, axis=1),), {}, (), None),
+    "packbits": ((X > 0,), {"axis": 1}, (NOGRAD, NOVMAP), None),
+    "unpackbits": ((np.array([[5, 255], [0, 7]], np.uint8),), {"axis": 1, "count": 12},
+                   (NOGRAD, NOVMAP), None),
+    "geomspace": ((1.0, 1000.0, 7), {}, (NOGRAD,), None),
+    "logspace": ((0.0, 2.0, 5), {"base": 2.0}, (NOGRAD,), None),
+    "vander": ((V, 4), {}, (NOVMAP,), None),
+    "bartlett": ((7,), {}, (NOGRAD,), None), "blackman": ((7,), {}, (NOGRAD,), None),
+    "hamming": ((7,), {}, (NOGRAD,), None), "hanning": ((7,), {}, (NOGRAD,), None),
+    "kaiser": ((7, 3.0), {}, (NOGRAD,), None),
+    "fromfunction": (((2, 3),), {}, (NOGRAD,), None),
+    "frombuffer": ((b"\x01\x02\x03\x04",), {"dtype": np.uint8}, (NOGRAD,), None),
+    "fromstring": (("1 2 3",), {"sep": " "}, (NOGRAD,), None),
+    "from_dlpack": ((X,), {}, (NOGRAD, NOJIT), lambda x: x),
+    "vecdot": ((X, W), {}, (), None), "matvec": ((X3, X[0]), {}, (), None),
+    "vecmat": ((X[0, :3], X3), {}, (NOVMAP,), None),
+    "apply_along_axis": ((X,), {}, (NOVMAP,), None),
+    "apply_over_axes": ((X,), {}, (NOVMAP,), None),
+    "vectorize": ((X, W), {}, (), None),
+    "poly": ((V[:3],), {}, (NOVMAP,), None),
+    "polyadd": ((V[:2], V), {}, (NOVMAP,), None), "polysub": ((V[:2], V), {}, (NOVMAP,), None),
+    "polymul": ((V[:3], V), {}, (NOVMAP,), None),
+    "polydiv": ((V, V[:2] + 3), {}, (NOVMAP,), _polydiv_ref),
+    "polyder": ((V, 2), {}, (NOVMAP,), None),
+    "polyint": ((V, 2, np.array([1.0, 2.0])), {}, (NOVMAP,), None),
+    "polyfit": ((XS, XS ** 2 + 0.1 * np.sin(9 * XS), 2), {}, (NOVMAP,), None),
+})
 # functions given as table entries need a funclist: pass it through kwargs-free wrappers
 PIECEWISE_FUNCS = [lambda x: x * x, lambda x: -x, lambda x: x + 1.0]
 
 MODULES = ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
+           "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
            "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
 
 
@@ -127,6 +174,14 @@ def _cast(a, dtype):
 def _fn(name, lib):
     if name == "piecewise":
         return lambda x, c, **kw: lib.piecewise(x, c, PIECEWISE_FUNCS, **kw)
+    if name == "fromfunction":
+        return lambda shape: lib.fromfunction(lambda i, j: i + 10 * j, shape)
+    if name == "apply_along_axis":
+        return lambda x: lib.apply_along_axis(lambda v: lib.cumsum(v) * v[0], 1, x)
+    if name == "apply_over_axes":
+        return lambda x: lib.apply_over_axes(lib.sum, x, [0, 1])
+    if name == "vectorize":
+        return lambda x, w: lib.vectorize(lambda a, b: a * b + lib.sin(a))(x, w)
     if name == "mask_indices":   # the mask function of the library under test
         return lambda n, f, **kw: lib.mask_indices(n, getattr(lib, f), **kw)
     return getattr(lib, name)
@@ -214,6 +269,7 @@ def test_every_added_function_is_in_the_table():
 # checked by their own tests below (not functions of arrays that NumPy evaluates the same way)
 NOT_IN_TABLE: dict = {name: "index objects: test_index_objects" for name in
                      ("s_", "index_exp", "r_", "c_", "mgrid", "ogrid")}
+NOT_IN_TABLE["einsum_path"] = "returns a contraction path, not an array: test_einsum_path"
 
 
 def test_edge_values_follow_jax():
@@ -332,3 +388,41 @@ def test_shape_edits_follow_jax():
         pnp.block((X, W))
     with pytest.raises(ValueError, match="must be at least two-dimensional"):
         pnp.matrix_transpose(V)
+
+
+def test_einsum_path():
+    ops = (np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5)))
+    path, report = pnp.einsum_path("ij,jk,kl->il", *ops)
+    assert path == np.einsum_path("ij,jk,kl->il", *ops, optimize="greedy")[0][1:]
+    assert isinstance(report, str) and "ij,jk,kl->il" in report
+
+
+def test_reductions_breadth_follows_jax():
+    # bincount: static length drops values at or above it; negative values count as 0
+    np.testing.assert_array_equal(pnp.bincount(np.array([-1, 0, 4, 1]), length=3), [2, 1, 0])
+    got = plugax.jit(lambda x: pnp.bincount(x, length=4))(np.array([0, 1, 1, 3]))
+    np.testing.assert_array_equal(got, [1, 2, 0, 1])
+    with pytest.raises(plugax.errors.ConcretizationTypeError, match="static `length`"):
+        plugax.jit(pnp.bincount)(np.array([0, 1]))
+    # cumulative sums of small integers promote as cumsum does
+    assert pnp.cumulative_sum(np.ones(3, np.int8)).dtype == pnp.cumsum(np.ones(3, np.int8)).dtype
+    with pytest.raises(ValueError, match="axis was not set"):
+        pnp.cumulative_sum(X)
+    # vectorize with a gufunc signature, excluded arguments and keyword pass-through
+    matvec = pnp.vectorize(lambda m, v: m @ v, signature="(n,m),(m)->(n)")
+    np.testing.assert_allclose(matvec(X3, X[0]), np.matvec(X3, X[0]), rtol=1e-5)
+    f = pnp.vectorize(lambda a, k, scale=1.0: a * k * scale, excluded={1})
+    np.testing.assert_allclose(f(V, 2.0, scale=3.0), V * 6.0, rtol=1e-6)
+    with pytest.raises(ValueError, match="inconsistent size for core dimension 'n'"):
+        pnp.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="not a valid gufunc signature"):
+        pnp.vectorize(lambda a: a, signature="(n)->")
+    # polynomial edge cases and errors
+    np.testing.assert_allclose(pnp.polyval(pnp.polyint(V), 1.0) - pnp.polyval(pnp.polyint(V), 0.),
+                               np.polyval(np.polyint(V), 1.0), rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="general eigensolver"):
+        pnp.poly(np.eye(2))
+    assert not hasattr(pnp, "roots")
+    np.testing.assert_array_equal(pnp.packbits(np.array([1, 0, 1]), bitorder="little"),
+                                  np.packbits(np.array([1, 0, 1]), bitorder="little"))
+    assert not bool(pnp.array_equiv(np.ones(2), np.ones(3)))
