@@ -5,7 +5,7 @@ from typing import Callable
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import cond, frontend, lowering, scan, scan_ad, while_loop
+from . import cond, extras, frontend, lowering, scan, scan_ad, solvers, while_loop
 
 
 @hookimpl
@@ -26,9 +26,9 @@ def plugax_primitive_rules() -> list:
                          lowering={"default": lowering.lower_scan})
     cond_rules = cond.RULES[0].replace(lowering={"default": lowering.lower_cond})
     while_rules = while_loop.RULES[0].replace(lowering={"default": lowering.lower_while})
-    return [cond_rules, while_rules, scan_rules]
+    return [cond_rules, while_rules, scan_rules, *extras.RULES, *solvers.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
-    return {"lax": dict(frontend.LAX)}
+    return {"lax": {**frontend.LAX, **extras.LAX, **solvers.LAX}}
