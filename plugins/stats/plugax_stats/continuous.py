@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-import plugax.lax as lax
 import plugax.numpy as jnp
 
 from ._common import NEG_INF, promote, special
@@ -269,8 +268,9 @@ def t_logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike =
     x, df, loc, scale = promote("t.logpdf", x, df, loc, scale)
     z = (x - loc) / scale
     half_df = df / 2
-    log_norm = (lax.lgamma(half_df) + jnp.log(np.pi * df * scale * scale) / 2
-                - lax.lgamma(half_df + 0.5))
+    gammaln = special("gammaln", "t.logpdf")
+    log_norm = (gammaln(half_df) + jnp.log(np.pi * df * scale * scale) / 2
+                - gammaln(half_df + 0.5))
     return -(log_norm + (half_df + 0.5) * jnp.log1p(z * z / df))
 
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-import plugax.lax as lax
 import plugax.numpy as jnp
 
 from ._common import NEG_INF, promote, special
@@ -121,8 +120,8 @@ def chi2_logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLik
     x, df, loc, scale = promote("chi2.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     half = df / 2
-    value = ((half - 1) * jnp.log(y) - y / 2 - lax.lgamma(half) - half * np.log(2.0)
-             - jnp.log(scale))
+    value = ((half - 1) * jnp.log(y) - y / 2 - special("gammaln", "chi2.logpdf")(half)
+             - half * np.log(2.0) - jnp.log(scale))
     return jnp.where(x < loc, NEG_INF, value)
 
 
@@ -158,7 +157,8 @@ def chi2_logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike
 @member("gennorm")
 def gennorm_logpdf(x: ArrayLike, beta: ArrayLike) -> Any:
     x, beta = promote("gennorm.logpdf", x, beta)
-    return jnp.log(0.5 * beta) - lax.lgamma(1 / beta) - jnp.power(jnp.abs(x), beta)
+    gammaln = special("gammaln", "gennorm.logpdf")
+    return jnp.log(0.5 * beta) - gammaln(1 / beta) - jnp.power(jnp.abs(x), beta)
 
 
 @member("gennorm")
