@@ -21,7 +21,8 @@ EXPECTED = json.loads((Path(__file__).parent / "jax_expected.json").read_text())
 # Families whose own tests are this table's kind of check (values against NumPy/SciPy in
 # float64 and recorded JAX results, under jit, vmap and grad, generated from one table per
 # family): their names need no row here. See plugins/<family>/tests.
-FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random", "plugax_nn")
+FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random", "plugax_nn",
+                 "plugax_special_functions")
 # modules whose every function is a row of tests/integration/test_numpy_breadth.py (NumPy
 # float64, jit, grad against central differences)
 BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
@@ -30,7 +31,7 @@ BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
 BREADTH_TESTED += ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
                    "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad",
                    "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
-                   "plugax_reductions.numpy_vectorize")
+                   "plugax_reductions.numpy_vectorize", "plugax_reductions.numpy_ufunc")
 # ... and of tests/integration/test_complex.py (NumPy complex128, jit, JAX's gradients)
 BREADTH_TESTED += ("plugax_elementwise.numpy_complex",)
 

@@ -78,30 +78,7 @@ def gelu(x: Any, approximate: bool = True) -> Any:
     if approximate:
         cdf = 0.5 * (1.0 + pnp.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
         return x * cdf
-    return x * (_erf(x / np.sqrt(2)) + 1) / 2
-
-
-# erf(x) ~= x * P(x^2) / Q(x^2) on [-4, 4] (saturated beyond), the rational
-# approximation XLA's f32 erf uses (max error ~1e-7). Written with elementwise
-# operations because erf itself comes from the optional plugax-special
-# distribution; the core families do not depend on it.
-_ERF_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
-          -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
-          -1.60960333262415e-02)
-_ERF_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
-          -7.37332916720468e-03, -1.42647390514189e-02)
-
-
-def _erf(x: Any) -> Any:
-    x = pnp.clip(x, -4.0, 4.0)
-    x2 = x * x
-    p = _ERF_P[0]
-    for c in _ERF_P[1:]:
-        p = p * x2 + c
-    q = _ERF_Q[0]
-    for c in _ERF_Q[1:]:
-        q = q * x2 + c
-    return x * p / q
+    return x * (lax.erf(x / np.sqrt(2)) + 1) / 2
 
 
 def elu(x: Any, alpha: Any = 1.0) -> Any:

@@ -17,7 +17,8 @@ from . import activations, initializers, normalize
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    return PluginInfo(name="nn", requires=("elementwise", "shape", "reductions", "dot", "random"),
+    return PluginInfo(name="nn", requires=("elementwise", "shape", "reductions", "dot", "random",
+                                            "special_functions"),
                       description="plugax.nn: activations, softmax, one_hot, attention")
 
 

@@ -38,7 +38,10 @@ STRUCTURAL = ("broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dim
 
 MAKERS: dict[str, Callable[[Primitive], Callable]] = {
     **{name: linear_rule for name in (*STRUCTURAL, "reduce_sum", "cumsum")},
-    **{name: zero_rule for name in ("argmax", "argmin", "reduce_and", "reduce_or")},
+    # stop_gradient: no series flows through it (JAX's jet: defzero(stop_gradient_p));
+    # logsumexp and softmax subtract a stop_gradient'ed max, which cancels exactly
+    **{name: zero_rule for name in ("argmax", "argmin", "reduce_and", "reduce_or",
+                                    "stop_gradient")},
     "reduce_max": _chooser,
     "reduce_min": _chooser,
     **{name: rule_from_jvp for name in ("reduce_prod", "cumprod", "cummax", "cummin")},

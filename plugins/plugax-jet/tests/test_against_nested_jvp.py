@@ -56,7 +56,7 @@ FUNCTIONS = {
                                       lambda c: (c[0] + 1, jnp.sin(c[1]) * 1.5), (0, v))[1],
     "scan": lambda v: lax.scan(lambda c, e: (c * e + jnp.sin(e), c * e), 1.0, v),
     "jit_inside": plugax.jit(lambda v: jnp.exp(jnp.sin(v))),
-    # logsumexp comes from plugax-special, which the jet tox env does not load
+    # logsumexp comes from the special_functions family, which the jet tox env does not load
     "logsumexp": lambda v: plugax.scipy.special.logsumexp(v)
     if hasattr(getattr(plugax, "scipy", None), "special")
     and hasattr(plugax.scipy.special, "logsumexp") else jnp.sum(v),

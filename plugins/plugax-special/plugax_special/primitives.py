@@ -1,33 +1,28 @@
-"""The primitives: erf, erfc, erf_inv, lgamma, digamma, polygamma.
+"""SciPy impls for built-in special-function primitives, given with `overrides=True`.
 
-Each is elementwise on floating-point operands, so the helpers of
-`plugax.extend` build most of the RuleSet: `defvectorized` (unary: shape rule,
-weak-type rule, vmap) and `defbroadcasting` (polygamma's two operands). What
-is particular to each is its NumPy/SciPy impl and its derivative, written with
-primitives via `plugax.lax` so that derivatives are themselves differentiable
-and batchable (`hessian` of `lgamma` works because its jvp binds `digamma`,
-whose jvp binds `polygamma`). Lowerings (for jit) are the CHLO ops of the
-same names, which XLA expands into polynomial approximations.
+plugax's special_functions family defines erf, erfc, erf_inv, lgamma, digamma and
+polygamma (impl, abstract_eval, jvp, vmap, lowering). This distribution replaces
+only their *impl* rule — what eager evaluation runs — with SciPy's ufuncs, which
+are correctly rounded in double precision. The primitive objects are the built-in
+ones, looked up by name (`plugax.extend.get_primitive`); a RuleSet without an
+abstract_eval *adds to or replaces* rules of a primitive another plugin defines,
+and `overrides=True` says the replacement is on purpose (without it, loading
+would be refused as a conflict naming both distributions). Every other rule —
+the jvp, vmap and the CHLO lowering that `jit` compiles — stays the family's.
 """
 from __future__ import annotations
 
-import math
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
-import plugax.lax as lax
-from plugax.extend import (Primitive, RuleSet, defbroadcasting, defjvp, defvectorized,
-                           is_float, same_dtypes, scalar_like)
+from plugax.extend import RuleSet, get_primitive
 
-__all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "polygamma_p", "RULES"]
+__all__ = ["rules", "SCIPY_NAMES"]
 
-erf_p, erfc_p, erf_inv_p = Primitive("erf"), Primitive("erfc"), Primitive("erf_inv")
-lgamma_p, digamma_p, polygamma_p = Primitive("lgamma"), Primitive("digamma"), Primitive("polygamma")
-
-
-def _floats(prim: Primitive) -> Callable:
-    return same_dtypes(prim, is_float, "a floating-point dtype")
+# primitive name (jax.lax's) -> the scipy.special ufunc that computes it
+SCIPY_NAMES = {"erf": "erf", "erfc": "erfc", "erf_inv": "erfinv", "lgamma": "gammaln",
+               "digamma": "digamma", "polygamma": "polygamma"}
 
 
 def _scipy(name: str) -> Callable:
@@ -36,7 +31,7 @@ def _scipy(name: str) -> Callable:
     it costs ~150 ms, which `import plugax` (which loads every plugin) must not pay.
     Where SciPy's value at a pole differs from XLA's (what jit and JAX compute), XLA's
     is used, so eager and jit agree: see _AT_POLES."""
-    def impl(*xs: np.ndarray) -> np.ndarray:
+    def impl(ctx, *xs: np.ndarray) -> np.ndarray:
         import scipy.special
         fn = getattr(scipy.special, name)
         dtype = xs[0].dtype
@@ -46,7 +41,7 @@ def _scipy(name: str) -> Callable:
             out = np.asarray(fn(*xs))
             fix = _AT_POLES.get(name)
             return np.asarray(fix(out, *xs) if fix else out).astype(dtype)
-    impl.__name__ = name
+    impl.__name__ = f"scipy_{name}"
     return impl
 
 
@@ -65,55 +60,16 @@ _AT_POLES = {
 }
 
 
-
-_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-
-def _erf_derivative(x: Any) -> Any:
-    """d erf(x) = 2/sqrt(pi) * exp(-x^2)."""
-    return lax.mul(scalar_like(x, _TWO_OVER_SQRT_PI, weak_type=False),
-                   lax.exp(lax.neg(lax.square(x))))
-
-
-# (primitive, impl, derivative(ans, x), CHLO op): the jvp is tangent * derivative.
-_UNARY: list[tuple[Primitive, Callable, Callable, str]] = [
-    (erf_p, "erf", lambda ans, x: _erf_derivative(x), "erf"),
-    (erfc_p, "erfc", lambda ans, x: lax.neg(_erf_derivative(x)), "erfc"),
-    # erf_inv(erf(y)) = y: the derivative is 1 / erf'(ans) = sqrt(pi)/2 * exp(ans^2)
-    (erf_inv_p, "erfinv",
-     lambda ans, x: lax.mul(scalar_like(x, 1 / _TWO_OVER_SQRT_PI, weak_type=False),
-                            lax.exp(lax.square(ans))),
-     "erf_inv"),
-    (lgamma_p, "gammaln", lambda ans, x: digamma_p.bind(x), "lgamma"),
-    (digamma_p, "digamma",
-     lambda ans, x: polygamma_p.bind(scalar_like(x, 1.0, weak_type=False), x), "digamma"),
-]
-
-
-def _chlo(op: str) -> dict:
-    """Lowering (for jit): the CHLO op `op`, reached through the rule context (no jaxlib import).
-
-    "default" serves every platform; XLA expands CHLO's special functions itself.
-    """
-    def lower(ctx, *operands, **params):
-        return getattr(ctx.chlo, op)(*ctx.broadcast_scalars(*operands))
-    lower.__name__ = f"lower_{op}"
-    return {"default": lower}
-
-
-def _unary(prim: Primitive, impl: Callable, derivative: Callable, op: str) -> RuleSet:
-    return defvectorized(prim, _scipy(impl), dtype_rule=_floats(prim), lowering=_chlo(op),
-                         jvp=defjvp(prim, lambda g, ans, x: lax.mul(g, derivative(ans, x))))
-
-
-def _polygamma_dx(g: Any, ans: Any, m: Any, x: Any) -> Any:
-    """d/dx polygamma(m, x) = polygamma(m + 1, x)."""
-    return lax.mul(g, polygamma_p.bind(lax.add(m, scalar_like(m, 1.0, weak_type=False)), x))
-
-
-# polygamma(m, x): m is an order (a whole number), not differentiable, as in JAX.
-POLYGAMMA = defbroadcasting(polygamma_p, _scipy("polygamma"), dtype_rule=_floats(polygamma_p),
-                            jvp=defjvp(polygamma_p, None, _polygamma_dx),
-                            lowering=_chlo("polygamma"))
-
-RULES = [*(_unary(*row) for row in _UNARY), POLYGAMMA]
+def rules() -> list[RuleSet]:
+    """The overriding RuleSets. Built when the registry asks (the plugax_primitive_rules
+    hook), not at import: the built-in primitives exist only once their family has
+    answered. A name not found yet is skipped; the registry remembers the miss and
+    asks again once every plugin has answered (plugax-jet does the same)."""
+    out = []
+    for prim_name, scipy_name in SCIPY_NAMES.items():
+        try:
+            prim = get_primitive(prim_name)
+        except LookupError:
+            continue
+        out.append(RuleSet(prim, impl=_scipy(scipy_name), overrides=True))
+    return out

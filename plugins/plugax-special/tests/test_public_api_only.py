@@ -40,5 +40,17 @@ def test_found_through_its_entry_point():
     assert ep.value == "plugax_special.plugin" and ep.dist.name == "plugax-special"
     record = plugax.registry.records["special"]
     assert (record.status, record.distribution) == ("loaded", "plugax-special")
-    assert [p.name for p in record.primitives] == ["erf", "erfc", "erf_inv", "lgamma", "digamma",
-                                                   "polygamma"]
+    assert record.primitives == []    # it defines none: it overrides the built-in family's
+
+
+def test_it_overrides_only_the_impls_of_the_builtin_primitives():
+    """`plugax plugins` shows the override: the impl column says "from special", every
+    other rule stays the special_functions family's own."""
+    from plugax.cli import collect
+    rows = {r["primitive"]: r for r in collect()["coverage"]}
+    for name in ("erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma"):
+        row = rows[name]
+        assert row["plugin"] == "special_functions"
+        assert row["impl"] == "from special"
+        assert row["abstract_eval"] == row["jvp"] == row["lowering"] == "own"
+    assert rows["igamma"]["impl"] == "own"     # what it does not override stays built in

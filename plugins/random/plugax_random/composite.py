@@ -16,7 +16,6 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import default_int_dtype, is_float
 
-from . import _optional as optional
 from .gamma import random_gamma_p
 from .keys import _shape
 from .samplers import (_broadcast_shape, _normal, _uniform, float_dtype, jitted,
@@ -214,7 +213,7 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
         u_shifted = f(0.5) - abs(u)
         k = lax.floor((f(2) * a / u_shifted + b) * u + lam + f(0.43))
         s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        tt = -lam + k * log_lam - optional.get("lax", "lgamma", "poisson")(k + f(1))
+        tt = -lam + k * log_lam - lax.lgamma(k + f(1))
         accept1 = (u_shifted >= f(0.07)) & (v <= v_r)
         reject = (k < f(0)) | ((u_shifted < f(0.013)) & (v > u_shifted))
         accept = accept1 | (~reject & (s <= tt))
@@ -248,7 +247,7 @@ def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any =
 
 # --- linear algebra ----------------------------------------------------------------------
 def _linalg() -> Any:
-    return optional.get("numpy", "linalg", "multivariate_normal / orthogonal")
+    return jnp.linalg
 
 
 @jitted("shape", "dtype", "method")
@@ -263,8 +262,7 @@ def _multivariate_normal(data, mean, cov, shape, dtype, method):
     else:
         factor = linalg.cholesky(cov)
     z = _normal(data, shape + tuple(mean.shape[-1:]), dtype)
-    return mean + optional.get("numpy", "einsum", "multivariate_normal")(
-        "...ij,...j->...i", factor, z)
+    return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,

@@ -13,8 +13,11 @@ from . import api, gamma, threefry
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
+    # special_functions: erf (truncated_normal), erf_inv (normal in float64), lgamma
+    # (poisson); linalg and dot: multivariate_normal's factorisation and einsum, orthogonal
     return PluginInfo(name="random", requires=("elementwise", "shape", "reductions",
-                                                "control_flow", "xla_call", "sort"),
+                                                "control_flow", "xla_call", "sort",
+                                                "special_functions", "dot", "linalg"),
                       description="plugax.random: threefry keys and samplers, bit-exact with JAX")
 
 

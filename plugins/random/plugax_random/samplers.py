@@ -23,7 +23,6 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 from plugax.extend import default_float_dtype, default_int_dtype, is_float
 
-from . import _optional as optional
 from ._jit import jitted
 from .keys import check_key, random_bits, split as _split_key
 from .keys import _shape, _single
@@ -68,8 +67,8 @@ _ERF_INV_W_GE_5 = (-0.000200214257, 0.000100950558, 0.00134934322, -0.0036734284
 def erf_inv32(x: Any) -> Any:
     """erf^-1 in float32 as XLA computes chlo.erf_inv: a degree-8 polynomial in
     w = -log1p(-x^2) - 2.5 (w < 5) or sqrt(w) - 3. Written with lax ops so that, compiled,
-    it is the very program JAX runs (the random family does not depend on plugax-special,
-    and SciPy's erfinv differs from XLA's in the last bits)."""
+    it is the very program JAX runs, eagerly too (the special_functions family's eager
+    erf_inv is float64 rounded, which can differ from XLA's float32 in the last bit)."""
     f32 = np.float32
     w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
     small = lax.lt(w, f32(5.0))
@@ -92,7 +91,7 @@ def erf_inv(x: Any) -> Any:
     if dtype.itemsize < 4:       # XLA evaluates half precision in float32
         return lax.convert_element_type(erf_inv32(lax.convert_element_type(x, np.float32)),
                                          dtype)
-    return optional.get("lax", "erf_inv", "normal (float64)")(x)
+    return lax.erf_inv(x)
 
 
 # --- uniform ---------------------------------------------------------------------------------
@@ -165,9 +164,8 @@ def _truncated_normal(data, lower, upper, lo, hi, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = lax.convert_element_type(lower, dtype)
     upper = lax.convert_element_type(upper, dtype)
-    erf = optional.get("lax", "erf", "truncated_normal")
-    a = erf(lower / sqrt2)
-    b = erf(upper / sqrt2)
+    a = lax.erf(lower / sqrt2)
+    b = lax.erf(upper / sqrt2)
     u = _uniform(data, a, b, shape, dtype)
     out = sqrt2 * erf_inv(u)
     return jnp.clip(out, lo, hi)

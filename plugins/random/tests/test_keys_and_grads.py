@@ -158,8 +158,6 @@ JAX_X64 = {
 @pytest.mark.parametrize("name", list(JAX_X64))
 def test_x64_matches_jax(name):
     from plugax.testing import x64
-    if name == "normal" and not hasattr(plugax.lax, "erf_inv"):
-        pytest.skip("float64 normal needs lax.erf_inv (plugax-special)")
     with x64():
         k = random.key(3)
         out = {"uniform": lambda: random.uniform(k, (4,)), "bits": lambda: random.bits(k, (3,)),
