@@ -160,6 +160,7 @@ PIECEWISE_FUNCS = [lambda x: x * x, lambda x: -x, lambda x: x + 1.0]
 
 MODULES = ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
            "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
+           "plugax_reductions.numpy_ufunc",
            "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
 
 
@@ -270,6 +271,7 @@ def test_every_added_function_is_in_the_table():
 NOT_IN_TABLE: dict = {name: "index objects: test_index_objects" for name in
                      ("s_", "index_exp", "r_", "c_", "mgrid", "ogrid")}
 NOT_IN_TABLE["einsum_path"] = "returns a contraction path, not an array: test_einsum_path"
+NOT_IN_TABLE.update({"ufunc": "a class: test_ufunc", "frompyfunc": "builds a ufunc: test_ufunc"})
 
 
 def test_edge_values_follow_jax():
@@ -426,3 +428,36 @@ def test_reductions_breadth_follows_jax():
     np.testing.assert_array_equal(pnp.packbits(np.array([1, 0, 1]), bitorder="little"),
                                   np.packbits(np.array([1, 0, 1]), bitorder="little"))
     assert not bool(pnp.array_equiv(np.ones(2), np.ones(3)))
+
+
+def test_ufunc_methods_against_numpy_and_jax():
+    fn = lambda a, b: a * b + 1   # noqa: E731  (not associative: the order shows)
+    ours, ref = pnp.frompyfunc(fn, 2, 1), np.frompyfunc(fn, 2, 1)
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(ours(x, 2.0), ref(x, 2.0).astype(float))
+    np.testing.assert_allclose(ours.outer(V[:2], V), ref.outer(V[:2], V).astype(float),
+                               rtol=1e-6)
+    np.testing.assert_allclose(ours.reduce(x, axis=1), ref.reduce(x, axis=1).astype(float))
+    np.testing.assert_allclose(ours.accumulate(x, axis=1),
+                               ref.accumulate(x, axis=1).astype(float))
+    np.testing.assert_allclose(ours.reduceat(np.arange(8.0), [0, 4, 1, 5]),
+                               ref.reduceat(np.arange(8.0), [0, 4, 1, 5]).astype(float))
+    want = np.zeros(4)
+    ref.at(want, [1, 1, 3], [2.0, 3.0, 4.0])   # a repeated index applies twice
+    np.testing.assert_allclose(ours.at(np.zeros(4), np.array([1, 1, 3]),
+                                       np.array([2.0, 3.0, 4.0]), inplace=False), want)
+    # JAX's rules: a given identity starts the fold; axis=None folds the flattened array
+    assert float(ours.reduce(x, axis=None)) == 1237.0
+    np.testing.assert_allclose(pnp.frompyfunc(fn, 2, 1, identity=0).reduce(x, axis=1), [10, 37])
+    # transformations: jit, grad (one vectorized call per fold step)
+    np.testing.assert_allclose(plugax.jit(lambda a: ours.reduce(a, axis=0))(x), [5, 11, 19])
+    with x64():
+        g = plugax.grad(lambda a: pnp.sum(ours.reduce(a, axis=1)))(x)
+    np.testing.assert_allclose(g, numeric_grad(
+        lambda a: np.sum(ref.reduce(a, axis=1).astype(float)), x), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="immutable"):
+        ours.at(np.zeros(2), np.array([0]), np.array([1.0]))
+    with pytest.raises(ValueError, match="no identity"):
+        ours.reduce(np.zeros((0,)))
+    with pytest.raises(ValueError, match="binary ufuncs with a single output"):
+        pnp.frompyfunc(lambda a: a, 1, 1).reduce(x)
