@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, hookimpl
 
-from . import api, gamma, threefry
+from . import api, gamma, rbg, threefry
 
 
 @hookimpl
@@ -23,9 +23,9 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list:
-    return list(threefry.RULES) + list(gamma.RULES)
+    return list(threefry.RULES) + list(gamma.RULES) + list(rbg.RULES)
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"random": dict(api.RANDOM)}
+    return {"random": dict(api.RANDOM), "lax": dict(rbg.LAX)}
