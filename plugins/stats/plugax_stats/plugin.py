@@ -20,13 +20,14 @@ from ._registry import DISTRIBUTIONS
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
-    # special: gammaln/lgamma/logsumexp (plugax-special); the incomplete gamma/beta
-    # functions, ndtr and i0e are looked up when called (see _common.special);
-    # linalg: multivariate_normal, gaussian_kde; sort: rankdata, mode;
-    # control_flow: minimize's while_loop; conv: scipy.signal; random: kde.resample
+    # special_functions: gammaln, logsumexp, ndtr/log_ndtr/ndtri, betaln/betainc,
+    # gammainc/gammaincc, i0e; elementwise: xlogy, xlog1py, expit, logit, entr (all looked
+    # up in plugax.scipy.special when called, see _common.special); linalg:
+    # multivariate_normal, gaussian_kde; sort: rankdata, mode; control_flow: minimize's
+    # while_loops; conv: scipy.signal; random: gaussian_kde.resample
     return PluginInfo(name="stats",
-                      requires=("elementwise", "reductions", "shape", "dot", "special", "linalg",
-                                "sort", "control_flow", "conv", "random"),
+                      requires=("elementwise", "reductions", "shape", "dot", "special_functions",
+                                "linalg", "sort", "control_flow", "conv", "random"),
                       description="plugax.scipy.stats distributions, scipy.optimize.minimize "
                                   "(BFGS), scipy.signal convolutions")
 

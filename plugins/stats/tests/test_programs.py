@@ -109,7 +109,7 @@ def test_gaussian_mixture_maximum_likelihood_matches_scipy():
 
     def neg_log_lik(theta, x):
         logit_w, mu, log_sigma = theta[0], theta[1:3], theta[3:5]
-        log_w = jnp.stack([jax.nn.log_sigmoid(logit_w), jax.nn.log_sigmoid(-logit_w)])
+        log_w = -jnp.logaddexp(0.0, jnp.stack([-logit_w, logit_w]))     # log w, log(1 - w)
         per_point = jsp.stats.norm.logpdf(x[:, None], mu, jnp.exp(log_sigma)) + log_w
         return -jnp.sum(jsp.special.logsumexp(per_point, axis=1))
 
