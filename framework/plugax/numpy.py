@@ -7,8 +7,19 @@ from .core.array import Array as ndarray  # noqa: F401
 from .numpy_dtypes import *  # noqa: F401,F403  (dtype names and helpers, as JAX's)
 
 
+# JAX names plugax leaves out on purpose, and why (the error says so)
+_ABSENT = {
+    "roots": "it needs the eigenvalues of a general (non-symmetric) companion matrix, and "
+             "plugax's linalg family has no general eigensolver (jnp.linalg.eig) yet; "
+             "polynomials of degree <= 2 can be solved in closed form",
+}
+
+
 def __getattr__(name: str):
     from .loader.registry import registry
+    if name in _ABSENT:
+        raise AttributeError(f"plugax.numpy has no {name!r}; JAX's {name} is not supported "
+                             f"because {_ABSENT[name]}")
     raise AttributeError(f"plugax.numpy has no function {name!r}: no loaded plugin provides "
                          f"it (loaded plugins: {', '.join(registry.loaded_names()) or 'none'}; "
                          f"see `plugax plugins`)")

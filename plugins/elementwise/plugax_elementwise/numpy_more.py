@@ -10,10 +10,12 @@ the same edge values, so every transformation comes with the formulas.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+import plugax
 import plugax.lax as lax
 import plugax.numpy as pnp
 from plugax.extend import get_aval, promote_args
@@ -217,13 +219,32 @@ def heaviside(x1: Any, x2: Any, /) -> Any:
     return pnp.where(x1 < 0, 0, pnp.where(x1 > 0, 1, pnp.where(pnp.isnan(x1), x1, x2)))
 
 
+def _maclaurin_value(k: int) -> float:
+    """The k-th derivative of sin(y)/y at y = 0."""
+    return 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1)
+
+
+@functools.partial(plugax.custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k: int, y: Any) -> Any:
+    """sin(y)/y's k-th derivative at 0, as a function of y whose derivative is the
+    (k+1)-th: so sinc has JAX's derivatives of every order at 0, not just the first."""
+    return y * 0 + _maclaurin_value(k)
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k: int, primals: tuple, tangents: tuple) -> tuple:
+    (y,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, y), _sinc_maclaurin(k + 1, y) * t
+
+
 def sinc(x: Any, /) -> Any:
-    """sin(pi x) / (pi x), 1 at 0. The division is taken at a safe point where x == 0, so
-    the gradient there is 0 (not nan), as JAX's."""
+    """sin(pi x) / (pi x), 1 at 0, with JAX's derivatives at 0 (a Maclaurin series
+    with a custom jvp there; the division is taken at a safe point)."""
     (x,) = _inexact("sinc", x)
     zero = x == 0
-    safe = pnp.where(zero, 1, np.pi * x)
-    return pnp.where(zero, pnp.ones_like(x), pnp.sin(safe) / safe)
+    pi_x = np.pi * x
+    safe = pnp.where(zero, 1, pi_x)
+    return pnp.where(zero, _sinc_maclaurin(0, pi_x), pnp.sin(safe) / safe)
 
 
 _I0_SERIES_TERMS = 48
