@@ -57,6 +57,7 @@ JAX_OTHER = {
     "random_gamma": "jax._src.random.core.random_gamma_p",
     "pure_callback": "jax._src.callback.pure_callback_p",
     "debug_callback": "jax._src.debugging.debug_callback_p",
+    "debug_print": "jax._src.debugging.debug_print_p",
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 

@@ -9,6 +9,7 @@ from a compiled program, so a callback behaves alike with and without `jit`.
 """
 from __future__ import annotations
 
+import logging
 import string
 import sys
 from typing import Any, Callable
@@ -19,8 +20,9 @@ import plugax.tree_util as tu
 from plugax.extend import Array, ShapedArray, bind, canonicalize_dtype
 
 from .primitives import VMAP_METHODS, debug_callback_p, pure_callback_p
+from .printing import check_format, debug_print_p, logger, merge_static, split_static
 
-__all__ = ["pure_callback", "debug_callback", "debug_print"]
+__all__ = ["pure_callback", "debug_callback", "debug_print", "debug_log"]
 
 
 def _as_arrays(vals: tuple) -> list:
@@ -75,61 +77,83 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     return tu.tree_unflatten(out_tree, outs)
 
 
-def debug_callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
-                   partitioned: bool = False, **kwargs: Any) -> None:
+def debug_callback(callback: Callable[..., Any] | None = None, *args: Any,
+                   ordered: bool = False, partitioned: bool = False, **kwargs: Any) -> Any:
     """Call `callback(*args, **kwargs)` for its side effect (printing, logging), with the
     values the program computes, eagerly and under `jit`, `vmap` (once per element) and
     `grad` (on the primal values), as `jax.debug.callback`. Its return value is ignored;
     a jitted program keeps the call even though nothing uses it. `ordered=True` runs the
-    ordered callbacks of a program in program order."""
+    ordered callbacks of a program in program order. Arguments that are not arrays are
+    passed as they are. `debug.callback(ordered=True)(f, x)` is the two-call form."""
     del partitioned   # one device
-    leaves, in_tree = tu.tree_flatten((args, kwargs))
 
-    def flat_callback(*vals: Any) -> list:
-        call_args, call_kwargs = tu.tree_unflatten(in_tree, _as_arrays(vals))
-        callback(*call_args, **call_kwargs)
-        return []
+    def bind_callback(callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        in_tree, dyn, static = split_static(args, kwargs)
 
-    flat_callback.name = _name(callback)
-    bind(debug_callback_p, *leaves, callback=flat_callback, ordered=bool(ordered))
+        def flat_callback(*vals: Any) -> list:
+            call_args, call_kwargs = merge_static(in_tree, _as_arrays(vals), static)
+            callback(*call_args, **call_kwargs)
+            return []
+
+        flat_callback.name = _name(callback)
+        bind(debug_callback_p, *dyn, callback=flat_callback, ordered=bool(ordered))
+
+    if callback is not None:
+        return bind_callback(callback, *args, **kwargs)
+    if args or kwargs:
+        raise TypeError(f"debug.callback received unexpected arguments in the two-call "
+                        f"form: {args=} {kwargs=}")
+    return bind_callback
 
 
-def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False,
+                partitioned: bool = False, skip_format_check: bool = False,
+                _use_logging: bool = False, **kwargs: Any) -> Any:
     """Print `fmt.format(*args, **kwargs)` with the values the program computes (arrays
     formatted as NumPy arrays, with NumPy's print options as they were at the call),
-    eagerly and under `jit`, `vmap` and `grad`, as `jax.debug.print`."""
-    if not isinstance(fmt, str):
-        raise TypeError(f"debug.print: the format must be a str, got {type(fmt).__name__}")
-    _check_format(fmt, args, kwargs)
-    options = np.get_printoptions()
+    eagerly and under `jit`, `vmap` and `grad`, as `jax.debug.print`. The format is
+    checked against the arguments at the call (a missing one raises IndexError or
+    KeyError, an unused one ValueError). `debug.print(ordered=True)(fmt, x)` is the
+    two-call form."""
+    del partitioned   # one device
+    record = _log_record() if _use_logging else None
 
-    def print_callback(*call_args: Any, **call_kwargs: Any) -> None:
-        to_np = lambda tree: tu.tree_map(np.asarray, tree)
-        with np.printoptions(**options):
-            text = fmt.format(*to_np(call_args), **to_np(call_kwargs))
-        sys.stdout.write(text + "\n")
+    def bind_print(fmt: str, *args: Any, **kwargs: Any) -> None:
+        if not isinstance(fmt, str):
+            raise TypeError(f"debug.print: the format must be a str, got "
+                            f"{type(fmt).__name__}")
+        if not skip_format_check:
+            check_format(fmt, args, kwargs)
+        fields = next(iter(string.Formatter().parse(fmt)), (None, None))[1]
+        in_tree, dyn, static = split_static(args, kwargs)
+        bind(debug_print_p, *dyn, fmt=fmt, ordered=bool(ordered), in_tree=in_tree,
+             static_args=static, np_printoptions=tuple(np.get_printoptions().items()),
+             has_placeholders=fields is not None, logging_record=record)
 
-    print_callback.__qualname__ = f"print({fmt!r})"
-    debug_callback(print_callback, *args, ordered=ordered, **kwargs)
+    if fmt is not None:
+        return bind_print(fmt, *args, **kwargs)
+    if args or kwargs:
+        raise TypeError(f"debug.print received unexpected arguments in the two-call form: "
+                        f"{args=} {kwargs=}")
+    return bind_print
 
 
-def _check_format(fmt: str, args: tuple, kwargs: dict) -> None:
-    """Refuse a format that cannot be filled now, not when the program runs: a missing
-    argument would otherwise fail inside the compiled program."""
-    auto = 0
-    for _, field, _, _ in string.Formatter().parse(fmt):
-        if field is None:
-            continue
-        head = field.split(".")[0].split("[")[0]
-        if head == "":
-            head, auto = auto, auto + 1
-        if isinstance(head, int) or head.isdigit():
-            if int(head) >= len(args):
-                raise ValueError(f"debug.print: format {fmt!r} needs positional argument "
-                                 f"{head}, but {len(args)} were given")
-        elif head not in kwargs:
-            raise ValueError(f"debug.print: format {fmt!r} names {head!r}, which is not a "
-                             f"keyword argument (given: {', '.join(kwargs) or 'none'})")
+def debug_log(fmt: str | None = None, *args: Any, ordered: bool = False,
+              partitioned: bool = False, skip_format_check: bool = False, **kwargs: Any) -> Any:
+    """`debug.print`, but the message goes to the `plugax.debug` logger at INFO level,
+    attributed to the caller's file and line (JAX's `jax.debug.log`)."""
+    return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                       skip_format_check=skip_format_check, _use_logging=True, **kwargs)
+
+
+def _log_record() -> logging.LogRecord:
+    """A record naming the user's line (the first frame outside this family)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+            "plugax_callback"):
+        frame = frame.f_back
+    file, line = (frame.f_code.co_filename, frame.f_lineno) if frame else ("?", 0)
+    return logger.makeRecord(logger.name, logging.INFO, file, line, "", (), None)
 
 
 def _name(f: Any) -> str:

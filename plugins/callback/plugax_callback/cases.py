@@ -13,6 +13,7 @@ from plugax.extend import ShapedArray
 from plugax.testing import Case
 
 from .primitives import debug_callback_p, pure_callback_p
+from .printing import debug_print_p, split_static
 
 X = np.linspace(-1.0, 1.0, 6).astype(np.float32).reshape(2, 3)
 
@@ -25,6 +26,9 @@ def _ignore(*xs):
     return []
 
 
+_TREE = split_static((X,), {})[0]   # one positional array argument
+
+
 def cases() -> list[Case]:
     out = (ShapedArray((2, 3), np.dtype(np.float32)),)
     return [
@@ -34,4 +38,7 @@ def cases() -> list[Case]:
         for method in ("sequential", "expand_dims", "broadcast_all")
     ] + [Case(debug_callback_p, X, callback=_ignore, ordered=ordered,
               rules=("abstract_eval", "vmap", "jit"), lowering=True,
-              id=f"debug_callback-ordered={ordered}") for ordered in (False, True)]
+              id=f"debug_callback-ordered={ordered}") for ordered in (False, True)
+    ] + [Case(debug_print_p, X, fmt="{}", ordered=False, in_tree=_TREE, static_args=(),
+              np_printoptions=(), has_placeholders=True, logging_record=None,
+              rules=("abstract_eval", "vmap", "jit"), lowering=True, id="debug_print")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import api, primitives
+from . import api, primitives, printing
 
 
 @hookimpl
@@ -15,13 +15,14 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return list(primitives.RULES)
+    return [*primitives.RULES, *printing.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
     return {"plugax": {"pure_callback": api.pure_callback},
-            "debug": {"callback": api.debug_callback, "print": api.debug_print}}
+            "debug": {"callback": api.debug_callback, "print": api.debug_print,
+                      "log": api.debug_log}}
 
 
 @hookimpl

@@ -24,7 +24,8 @@ from plugax.extend import (CallbackError, Primitive, RuleSet, ShapedArray, bdim_
                            bind, broadcast_in_dim, checked_callback_outputs,
                            emit_host_callback)
 
-__all__ = ["pure_callback_p", "debug_callback_p", "RULES", "VMAP_METHODS", "run_callback"]
+__all__ = ["pure_callback_p", "debug_callback_p", "RULES", "VMAP_METHODS", "run_callback",
+           "batch_debug_callback", "lower_debug_callback", "transpose_debug_callback"]
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
@@ -138,7 +139,7 @@ def _debug_jvp(ctx, primals, tangents, *, callback, ordered):
     return [], []
 
 
-def _debug_batching(ctx, args, dims, *, callback, ordered):
+def batch_debug_callback(ctx, args, dims, *, callback, ordered):
     """One host call that runs the callback once per batch element, in order (JAX
     unrolls the same calls into the program)."""
     n = ctx.axis_size
@@ -154,11 +155,11 @@ def _debug_batching(ctx, args, dims, *, callback, ordered):
     return [], []
 
 
-def _debug_transpose(ctx, cts, *args, **params):
+def transpose_debug_callback(ctx, cts, *args, **params):
     return [None] * len(args)   # it has no outputs: nothing to transpose, no cotangents
 
 
-def _debug_lowering(ctx, *operands, callback, ordered):
+def lower_debug_callback(ctx, *operands, callback, ordered):
     def run(*vals: Any) -> list:
         callback(*vals)
         return []
@@ -172,6 +173,6 @@ RULES = [
             jvp=_pure_jvp, transpose=_pure_transpose, batching=_pure_batching,
             lowering={"default": _pure_lowering}),
     RuleSet(debug_callback_p, impl=_debug_impl, abstract_eval=_debug_abstract_eval,
-            jvp=_debug_jvp, transpose=_debug_transpose, batching=_debug_batching,
-            lowering={"default": _debug_lowering}),
+            jvp=_debug_jvp, transpose=transpose_debug_callback, batching=batch_debug_callback,
+            lowering={"default": lower_debug_callback}),
 ]

@@ -273,16 +273,55 @@ def test_debug_callback_error_surfaces(wrap):
     np.testing.assert_allclose(np.asarray(g(np.ones(2, np.float32))), [2, 2])
 
 
-def test_print_format_checked_at_the_call():
-    with pytest.raises(ValueError, match="names 'y'"):
+def test_print_format_checked_at_the_call_as_jax():
+    with pytest.raises(KeyError, match="y"):
         plugax.debug.print("{y}", 1.0)
-    with pytest.raises(ValueError, match="positional argument 1"):
+    with pytest.raises(IndexError):
         plugax.jit(lambda x: plugax.debug.print("{} {}", x))(1.0)
+    with pytest.raises(ValueError, match=r"Unused positional arguments to "
+                                         r"`plugax.debug.print`: \[2\]"):
+        plugax.debug.print("{}", 1, 2)
+    with pytest.raises(ValueError, match="Unused keyword arguments .* f-string"):
+        plugax.debug.print("{}", 1, y=2)
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, plugax.jit], ids=["eager", "jit"])
+def test_print_static_arguments_fields_and_two_call_form(wrap, capsys):
+    def f(x):
+        # ordered: XLA may run unordered prints in any order (one without operands first)
+        plugax.debug.print("{0} {s} {x.shape} {0[1]}", x, s="label", x=x, ordered=True)
+        plugax.debug.print(ordered=True)("two-call {}", x[0])
+        plugax.debug.print("no placeholders", skip_format_check=True, ordered=True)
+        return x
+    wrap(f)(np.array([1.0, 2.0], np.float32))
+    assert capsys.readouterr().out == ("[1. 2.] label (2,) 2.0\ntwo-call 1.0\n"
+                                       "no placeholders\n")
+
+
+def test_debug_callback_static_arguments_and_two_call_form():
+    seen = []
+    f = plugax.jit(lambda x: plugax.debug.callback(ordered=True)(
+        lambda a, tag, n=None: seen.append((float(a), tag, n)), x, "tag", n=None))
+    f(2.0)
+    assert seen == [(2.0, "tag", None)]
+
+
+def test_log_goes_to_the_plugax_debug_logger(caplog):
+    with caplog.at_level("INFO", logger="plugax.debug"):
+        plugax.jit(lambda x: (plugax.debug.log("logged {}", x), x)[1])(5.0)
+    (record,) = [r for r in caplog.records if r.name == "plugax.debug"]
+    assert record.getMessage() == "logged 5.0" and record.filename == "test_callbacks.py"
 
 
 def test_jaxpr_shows_the_primitives():
-    text = str(plugax.make_jaxpr(lambda x: (plugax.debug.print("{}", x), sin_cb(x))[1])(1.0))
-    assert "debug_callback[" in text and "pure_callback[" in text
+    def f(x):
+        plugax.debug.print("{} {}", x, "static")
+        plugax.debug.callback(print, x)
+        return sin_cb(x)
+    text = str(plugax.make_jaxpr(f)(1.0))
+    for name in ("debug_print[", "debug_callback[", "pure_callback["):
+        assert name in text
+    assert "static" in text   # a static argument is a param, as in JAX
 
 
 def test_callbacks_in_loops_under_jit(capsys):
