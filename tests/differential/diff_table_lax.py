@@ -533,7 +533,7 @@ LAX_SKIPPED.update({name: "checked by plugins/reductions/tests/test_general.py: 
                     for name in ("reduce", "reduce_xor", "cumlogsumexp")})
 LAX_SKIPPED.update({name: "checked by plugins/dot/tests/test_lax_extra.py: JAX's recorded "
                           "values, and the kit's jvp/vmap/jit checks of the compositions"
-                    for name in ("batch_matmul", "ragged_dot", "ragged_dot_general",
+                    for name in ("batch_matmul", "ragged_dot", "ragged_dot_general", "scaled_dot",
                                  "DotAlgorithm", "DotAlgorithmPreset", "Tolerance",
                                  "AccuracyMode", "RaggedDotDimensionNumbers")})
 LAX_SKIPPED.update({name: "a type alias for annotations (as JAX's), not a function"
@@ -546,4 +546,4 @@ LAX_SKIPPED.update({name: "checked by plugins/control_flow/tests/test_extras.py:
                     for name in ("associative_scan", "optimization_barrier",
                                  "platform_dependent", "composite", "create_token", "after_all",
                                  "stage", "dce_sink", "shape_as_value", "custom_root",
-                                 "custom_linear_solve")})
+                                 "custom_linear_solve", "with_sharding_constraint")})

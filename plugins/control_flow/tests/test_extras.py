@@ -158,3 +158,5 @@ def test_small_names():
     assert double(3.0) == 6.0 and plugax.jit(double)(3.0) == 6.0
     np.testing.assert_array_equal(lax.shape_as_value((2, 3)), [2, 3])
     assert lax.stage(1.5) == 1.5 and lax.dce_sink(np.ones(2)) is None
+    tree = {"w": np.ones(2, np.float32)}
+    assert plugax.jit(lambda t: lax.with_sharding_constraint(t, None))(tree)["w"].shape == (2,)

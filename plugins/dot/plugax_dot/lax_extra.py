@@ -209,8 +209,44 @@ def ragged_dot_general(lhs: Any, rhs: Any, group_sizes: Any,
     return jnp.stack(outs)
 
 
+def scaled_dot(lhs: Any, rhs: Any, *, lhs_scale: Any = None, rhs_scale: Any = None,
+               dimension_numbers: Any = None, preferred_element_type: Any = None) -> Any:
+    """(lhs * lhs_scale) @ (rhs * rhs_scale) by dot_general, each scale repeated along the
+    contracting dimension over sub-channels of (operand size / scale size) entries; the
+    product is computed in float32 and given in `preferred_element_type` (JAX's default:
+    bfloat16)."""
+    import plugax.lax as lax
+    import plugax.numpy as jnp
+    la, ra = get_aval(lhs), get_aval(rhs)
+    if dimension_numbers is None:
+        if la.ndim == ra.ndim == 2:
+            dimension_numbers = (((1,), (0,)), ((), ()))
+        elif la.ndim == ra.ndim == 3:
+            dimension_numbers = (((2,), (1,)), ((0,), (0,)))
+        else:
+            raise TypeError(f"scaled_dot needs dimension_numbers for operands of ranks "
+                            f"{la.ndim} and {ra.ndim}")
+    (lc, rc), _ = dimension_numbers
+
+    def scaled(x, scale, contracting):
+        x = lax.convert_element_type(x, np.float32)
+        if scale is None:
+            return x
+        (axis,) = contracting
+        n, m = get_aval(x).shape[axis], get_aval(scale).shape[axis]
+        if m == 0 or n % m:
+            raise TypeError(f"scaled_dot: the operand's contracting size {n} must be a "
+                            f"multiple of its scale's ({m})")
+        return x * jnp.repeat(lax.convert_element_type(scale, np.float32), n // m, axis=axis)
+    out = lax.dot_general(scaled(lhs, lhs_scale, lc), scaled(rhs, rhs_scale, rc),
+                          dimension_numbers, preferred_element_type=np.float32)
+    import plugax.numpy as pnp
+    return lax.convert_element_type(out, pnp.bfloat16 if preferred_element_type is None
+                                    else preferred_element_type)
+
+
 LAX: dict[str, Any] = {
-    "batch_matmul": batch_matmul, "ragged_dot": ragged_dot,
+    "batch_matmul": batch_matmul, "scaled_dot": scaled_dot, "ragged_dot": ragged_dot,
     "ragged_dot_general": ragged_dot_general, "DotDimensionNumbers": DotDimensionNumbers,
     "DotAlgorithm": DotAlgorithm, "DotAlgorithmPreset": DotAlgorithmPreset,
     "PrecisionLike": PrecisionLike, "AccuracyMode": AccuracyMode, "Tolerance": Tolerance,

@@ -62,3 +62,23 @@ def test_dot_types_as_jax():
     with pytest.raises(ValueError, match="non-negative"):
         lax.Tolerance(atol=-1.0)
     assert lax.Tolerance(rtol=1e-3).rtol == 1e-3
+
+
+def test_scaled_dot_matches_jax_to_bfloat16():
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((3, 8)).astype(np.float32)
+    rhs = rng.standard_normal((8, 2)).astype(np.float32)
+    ls = rng.uniform(0.5, 2, (3, 2)).astype(np.float32)
+    rs = rng.uniform(0.5, 2, (2, 2)).astype(np.float32)
+    # recorded with jax 0.10.2 (bfloat16, its default result type)
+    expected = [[-0.1806640625, 2.34375], [0.99609375, -2.078125], [-0.181640625, 3.484375]]
+    for fn in (lax.scaled_dot, plugax.jit(lax.scaled_dot)):
+        out = fn(lhs, rhs, lhs_scale=ls, rhs_scale=rs)
+        assert out.dtype.name == "bfloat16"
+        np.testing.assert_allclose(np.asarray(out, np.float32), expected, rtol=1e-2, atol=1e-2)
+    exact = (lhs * np.repeat(ls, 4, 1)) @ (rhs * np.repeat(rs, 4, 0))
+    np.testing.assert_allclose(lax.scaled_dot(lhs, rhs, lhs_scale=ls, rhs_scale=rs,
+                                              preferred_element_type=np.float32), exact,
+                               rtol=1e-5)
+    with pytest.raises(TypeError, match="multiple"):
+        lax.scaled_dot(lhs, rhs, lhs_scale=ls[:, :1].repeat(3, 1), rhs_scale=rs)
