@@ -55,15 +55,17 @@ def mode(a: ArrayLike, axis: int | None = 0, nan_policy: str = "propagate",
     _check_policy(nan_policy, "mode")
     x = jnp.atleast_1d(jnp.asarray(a))
     shape = x.shape
-    rows, axis = _rows(x, axis)
+    if axis is not None:
+        axis = axis % x.ndim
     if keepdims:
         out = (1,) * len(shape) if axis is None else tuple(
             1 if i == axis else s for i, s in enumerate(shape))
     else:
         out = () if axis is None else tuple(s for i, s in enumerate(shape) if i != axis)
-    if rows.shape[0] == 0:
+    if x.size == 0:       # JAX's answer for no data: NaN, seen 0 times (as floats)
         nan = jnp.full(out, np.nan, dtype=default_float_dtype())
         return ModeResult(nan, jnp.zeros(out, dtype=default_float_dtype()))
+    rows, axis = _rows(x, axis)
     ordered = jnp.sort(rows, axis=0)
     # occurrences of each sorted value: n^2 comparisons, fine for a summary statistic and
     # free of data-dependent shapes

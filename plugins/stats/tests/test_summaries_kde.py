@@ -60,6 +60,8 @@ def test_mode_against_scipy(axis, keepdims):
     np.testing.assert_array_equal(np.asarray(got.count), want.count)
     jitted = plugax.jit(lambda a: pst.mode(a, axis=axis, keepdims=keepdims))(TIES)
     np.testing.assert_array_equal(np.asarray(jitted.mode), want.mode)
+    empty = pst.mode(np.zeros((0, 3)))            # JAX: NaN seen 0 times, per column
+    assert np.all(np.isnan(np.asarray(empty.mode))) and np.asarray(empty.count).tolist() == [0, 0, 0]
     ints = pst.mode(np.array([4, 1, 4, 1, 2]))
     assert (int(ints.mode), int(ints.count)) == (1, 2) and ints.mode.dtype.kind == "i"
 
