@@ -56,8 +56,8 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     axis of size 1), "broadcast_all" (one call, every argument batched).
     """
     if vmap_method not in (None, *VMAP_METHODS):
-        raise ValueError(f"vmap_method must be one of {', '.join(map(repr, VMAP_METHODS))} "
-                         f"or None, got {vmap_method!r}")
+        raise ValueError(f"vmap_method must be one of the allowed methods "
+                         f"{[*VMAP_METHODS, None]}, but got: {vmap_method}")
     del sharding   # one device: nothing to place
     leaves, in_tree = tu.tree_flatten((args, kwargs))
     result_avals, out_tree = _result_avals(result_shape_dtypes)

@@ -22,7 +22,7 @@ import numpy as np
 
 from plugax.extend import (CallbackError, Primitive, RuleSet, ShapedArray, bdim_at_front,
                            bind, broadcast_in_dim, checked_callback_outputs,
-                           emit_host_callback)
+                           emit_host_callback, get_aval)
 
 __all__ = ["pure_callback_p", "debug_callback_p", "RULES", "VMAP_METHODS", "run_callback",
            "batch_debug_callback", "lower_debug_callback", "transpose_debug_callback"]
@@ -96,17 +96,20 @@ def _pure_batching(ctx, args, dims, *, callback, result_avals, vmap_method):
     if vmap_method in ("sequential", "sequential_unrolled"):
         batched = [d is not None for d in dims]
         vals = [bdim_at_front(x, d, n) if d is not None else x for x, d in zip(args, dims)]
-        outs = bind(pure_callback_p, *vals, callback=_sequential(callback, batched, n, result_avals),
-                    result_avals=batched_avals, vmap_method=vmap_method)
+        looped = _sequential(callback, batched, n, result_avals)
+        outs = bind(pure_callback_p, *vals, callback=looped, result_avals=batched_avals,
+                    vmap_method=vmap_method)
         return outs, [0] * len(outs)
     if vmap_method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         vals = []
         for x, d in zip(args, dims):
             if d is not None:
                 vals.append(bdim_at_front(x, d, n))
+            elif vmap_method == "legacy_vectorized":   # JAX's: unbatched ones as they are
+                vals.append(x)
             else:
-                shape = tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
-                size = n if vmap_method != "expand_dims" else 1
+                shape = get_aval(x).shape
+                size = n if vmap_method == "broadcast_all" else 1
                 vals.append(broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1))))
         outs = bind(pure_callback_p, *vals, callback=callback, result_avals=batched_avals,
                     vmap_method=vmap_method)

@@ -14,7 +14,7 @@ import pytest
 import plugax
 import plugax.numpy as pnp
 from plugax.extend import CallbackError
-from plugax.testing import check_jit, check_vmap
+from plugax.testing import check_jit, check_vmap, x64
 
 SDS = plugax.ShapeDtypeStruct
 
@@ -60,11 +60,22 @@ def test_pure_callback_pytrees_kwargs_and_argument_types(wrap):
     assert seen[-1] == (plugax.Array, plugax.Array)   # JAX hands its callbacks arrays too
 
 
+def _plus_half_in_float64(x):
+    return plugax.pure_callback(lambda a: np.asarray(a, np.float64) + 0.5,
+                                SDS((2,), np.float32), x)
+
+
 def test_float64_result_is_canonicalized_without_x64():
-    out = plugax.jit(lambda x: plugax.pure_callback(
-        lambda a: np.asarray(a, np.float64) + 0.5, SDS((2,), np.float32), x))(np.ones(2, np.float32))
+    out = plugax.jit(_plus_half_in_float64)(np.ones(2, np.float32))
     assert out.dtype == np.float32
     np.testing.assert_allclose(np.asarray(out), [1.5, 1.5])
+
+
+def test_float64_result_is_a_dtype_error_with_x64():
+    with x64():   # float64 is then a dtype of its own, as in JAX
+        with pytest.raises(CallbackError, match="result #0 has dtype float64, but "
+                                                "result_shape_dtypes declares float32"):
+            plugax.jit(_plus_half_in_float64)(np.ones(2, np.float32))
 
 
 def test_callback_may_call_plugax_under_jit():
@@ -91,6 +102,7 @@ def _recording_add(method, shapes):
     ("sequential_unrolled", [((2,), (2,))] * 3),
     ("expand_dims", [((3, 2), (1, 2))]),
     ("broadcast_all", [((3, 2), (3, 2))]),
+    ("legacy_vectorized", [((3, 2), (2,))]),   # JAX's: unbatched arguments untouched
 ])
 @pytest.mark.parametrize("wrap", [lambda f: f, plugax.jit], ids=["eager", "jit"])
 def test_vmap_methods_as_jax(method, seen, wrap):
@@ -125,7 +137,8 @@ def test_vmap_without_method_is_refused_as_jax():
 
 
 def test_unknown_vmap_method_is_refused():
-    with pytest.raises(ValueError, match="vmap_method must be one of"):
+    with pytest.raises(ValueError, match="vmap_method must be one of the allowed methods "
+                                         r"\['sequential', .*, None\], but got: loop"):
         plugax.pure_callback(np_sin, SDS((2,), np.float32), np.ones(2), vmap_method="loop")
 
 
