@@ -222,11 +222,11 @@ def log_ndtr(x: Any, series_order: int = 3) -> Any:
     (x,) = floats("log_ndtr", x)
     wide = np.dtype(x.dtype) == np.float64
     lower = -20.0 if wide else -10.0
-    x_mid = pnp.clip(x, lower, 0.0)
+    x_mid = pnp.where((x <= 0) & (x >= lower), x, -1.0)
     mid = pnp.log(0.5 * erfc_p.bind(-x_mid * _SQRT_HALF))
-    x_hi = pnp.maximum(x, 0.0)
+    x_hi = pnp.where(x > 0, x, 1.0)
     high = pnp.log1p(-0.5 * erfc_p.bind(x_hi * _SQRT_HALF))
-    x_lo = pnp.minimum(x, lower)
+    x_lo = pnp.where(x < lower, x, lower - 1.0)
     inv = 1.0 / (x_lo * x_lo)
     series, term, odd = pnp.ones_like(x_lo), pnp.ones_like(x_lo), 1.0
     for n in range(1, series_order + 1):

@@ -7,8 +7,9 @@ Gauss-Legendre rule), chosen per element by `where`, so jit, vmap and grad
 work through them with no rules of their own. Where JAX's algorithm is known to
 be inaccurate (hyp1f1 for negative x), the value follows SciPy's.
 Branches are selected with `where` on *safe* arguments — each branch sees only
-inputs inside its own domain — so the unused branch never makes a NaN that
-grad would carry.
+inputs inside its own domain (a constant elsewhere, never min/max, whose
+gradient would split at the switch point) — so the unused branch never makes a
+NaN or a share of the gradient that grad would carry.
 """
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ def erfcx(x: Any) -> Any:
     """exp(x^2) erfc(x), finite for large x: directly below 2, by erfc's continued
     fraction 1 / (sqrt(pi) (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))) above."""
     (x,) = floats("erfcx", x)
-    small = pnp.minimum(x, 2.0)
+    small = pnp.where(x < 2.0, x, 2.0)
     direct = pnp.exp(small * small) * erfc_p.bind(small)
-    big = pnp.maximum(x, 2.0)
+    big = pnp.where(x >= 2.0, x, 2.0)
     k = big
     for n in range(60, 0, -1):
         k = big + (n / 2) / k
@@ -106,13 +107,13 @@ def expi(x: Any) -> Any:
     """The exponential integral Ei(x): -E1(-x) for x < 0; for x > 0 the series
     gamma + log x + sum x^k / (k k!) up to 40, e^x / x * sum k! / x^k beyond."""
     (x,) = floats("expi", x)
-    pos = pnp.clip(x, 1e-30, 40.0)
+    pos = pnp.where((x > 0) & (x <= 40.0), x, 1.0)
     term, total = pnp.ones_like(pos), pnp.zeros_like(pos)
     for k in range(1, 120):
         term = term * pos / k
         total = total + term / k
     series = _EULER + pnp.log(pos) + total
-    big = pnp.maximum(x, 40.0)
+    big = pnp.where(x > 40.0, x, 41.0)
     term, asym = pnp.ones_like(big), pnp.ones_like(big)
     for k in range(1, 30):
         term = term * k / big
@@ -159,7 +160,7 @@ def dawsn(x: Any) -> Any:
     exp(-x^2) sum x^(2k+1) / (k! (2k+1)) for |x| <= 6, the asymptotic series
     1/(2x) sum (2k-1)!! / (2x^2)^k beyond."""
     (x,) = floats("dawsn", x)
-    s = pnp.clip(x, -6.0, 6.0)
+    s = pnp.where(pnp.abs(x) <= 6.0, x, 0.0)
     x2 = s * s
     term, total = s, s
     for k in range(1, 130):
@@ -227,7 +228,7 @@ def sici(x: Any) -> tuple[Any, Any]:
     Ci(|x|) (SciPy's real part)."""
     (x,) = floats("sici", x)
     a = pnp.abs(x)
-    s = pnp.minimum(a, 4.0)
+    s = pnp.where(a <= 4.0, a, 1.0)
     s2 = s * s
     term, si, ci = s, s, pnp.zeros_like(s)
     cterm = pnp.ones_like(s)
@@ -237,7 +238,7 @@ def sici(x: Any) -> tuple[Any, Any]:
         cterm = cterm * -s2 / ((2 * k - 1) * (2 * k))
         ci = ci + cterm / (2 * k)
     ci = ci + _EULER + pnp.log(_safe(s > 0, s, 1.0))
-    er, ei = _e1_imaginary(pnp.maximum(a, 4.0))
+    er, ei = _e1_imaginary(pnp.where(a > 4.0, a, 5.0))
     far = a > 4.0
     si = pnp.where(far, ei + math.pi / 2, si)
     ci = pnp.where(far, -er, ci)
@@ -250,7 +251,7 @@ def fresnel(x: Any) -> tuple[Any, Any]:
     |x| <= 2.5, through erfc of a complex argument beyond; both odd."""
     (x,) = floats("fresnel", x)
     a = pnp.abs(x)
-    s = pnp.minimum(a, 2.5)
+    s = pnp.where(a <= 2.5, a, 1.0)
     t = (math.pi / 2) * s * s
     ck = s
     sk = s * t / 3.0
@@ -263,7 +264,7 @@ def fresnel(x: Any) -> tuple[Any, Any]:
         s_sum = s_sum + term_s / (4 * k + 3)
     # beyond: C + iS = (1 + i)/2 (1 - erfc(z)), z = sqrt(pi)/2 (1 - i) x, with erfc's
     # continued fraction e^(-z^2) / (sqrt(pi) (z + (1/2) / (z + 1 / (z + ...)))) on pairs
-    big = pnp.maximum(a, 2.5)
+    big = pnp.where(a > 2.5, a, 3.0)
     zr = (_SQRT_PI / 2) * big
     zi = -zr
     kr, ki = zr, zi
