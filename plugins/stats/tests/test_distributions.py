@@ -226,3 +226,42 @@ def test_edges_and_errors_follow_jax():
         pst.dirichlet.logpdf(np.ones(3) / 3, np.ones((3, 1)))
     with pytest.raises(NotImplementedError, match="allow_singular"):
         pst.multivariate_normal.logpdf(np.ones(2), np.zeros(2), np.eye(2), allow_singular=True)
+
+
+# d/dx of each cumulative member, in terms of the density: cdf' = pdf, sf' = -pdf,
+# logcdf' = pdf / cdf, logsf' = -pdf / sf, and ppf'(q) = isf'(1 - q) ... = 1 / pdf(ppf(q))
+DERIVATIVES = {
+    "cdf": lambda pdf, cdf, sf: pdf, "sf": lambda pdf, cdf, sf: -pdf,
+    "logcdf": lambda pdf, cdf, sf: pdf / cdf, "logsf": lambda pdf, cdf, sf: -pdf / sf,
+}
+CUMULATIVE = sorted((d, f) for d in CONTINUOUS for f in DERIVATIVES if f in DISTRIBUTIONS[d])
+
+
+@pytest.mark.parametrize("dist, fn", CUMULATIVE, ids=[f"{d}.{f}" for d, f in CUMULATIVE])
+def test_cumulative_derivatives_are_the_density(dist, fn):
+    """grad of cdf/sf/logcdf/logsf in x against SciPy's density (through the special
+    functions' jvps: ndtr, log_ndtr, betainc, gammainc, gammaincc)."""
+    _, params, interior = TABLE[dist]
+    ours = getattr(getattr(pst, dist), fn)
+    ref = getattr(ss, dist)
+    with x64():
+        got = np.asarray(_call_or_skip(plugax.vmap(plugax.grad(lambda x: ours(x, *params))),
+                                       interior))
+    want = DERIVATIVES[fn](ref.pdf(interior, *params), ref.cdf(interior, *params),
+                           ref.sf(interior, *params))
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-12, err_msg=f"{dist}.{fn}'")
+
+
+QUANTILES = sorted((d, f) for d in CONTINUOUS for f in QUANTILE_FNS if f in DISTRIBUTIONS[d])
+
+
+@pytest.mark.parametrize("dist, fn", QUANTILES, ids=[f"{d}.{f}" for d, f in QUANTILES])
+def test_quantile_derivatives_are_inverse_densities(dist, fn):
+    _, params, _ = TABLE[dist]
+    ours = getattr(getattr(pst, dist), fn)
+    ref = getattr(ss, dist)
+    with x64():
+        got = np.asarray(_call_or_skip(plugax.vmap(plugax.grad(lambda q: ours(q, *params))), Q))
+    sign = 1.0 if fn == "ppf" else -1.0
+    want = sign / ref.pdf(getattr(ref, fn)(Q, *params), *params)
+    np.testing.assert_allclose(got, want, rtol=1e-7, err_msg=f"{dist}.{fn}'")
