@@ -58,6 +58,7 @@ JAX_OTHER = {
     "pure_callback": "jax._src.callback.pure_callback_p",
     "debug_callback": "jax._src.debugging.debug_callback_p",
     "debug_print": "jax._src.debugging.debug_print_p",
+    "io_callback": "jax._src.callback.io_callback_p",
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 

@@ -22,15 +22,15 @@ from plugax.extend import Array, ShapedArray, bind, canonicalize_dtype
 from .primitives import VMAP_METHODS, debug_callback_p, pure_callback_p
 from .printing import check_format, debug_print_p, logger, merge_static, split_static
 
-__all__ = ["pure_callback", "debug_callback", "debug_print", "debug_log"]
+__all__ = ["pure_callback", "debug_callback", "debug_print", "debug_log", "effects_barrier"]
 
 
-def _as_arrays(vals: tuple) -> list:
+def as_arrays(vals: tuple) -> list:
     """What a callback receives: plugax Arrays (host-backed, no copy)."""
     return [Array(np.asarray(v)) for v in vals]
 
 
-def _result_avals(result_shape_dtypes: Any) -> tuple[list, Any]:
+def result_avals_of(result_shape_dtypes: Any) -> tuple[list, Any]:
     leaves, tree = tu.tree_flatten(result_shape_dtypes)
     avals = []
     for leaf in leaves:
@@ -60,10 +60,10 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
                          f"{[*VMAP_METHODS, None]}, but got: {vmap_method}")
     del sharding   # one device: nothing to place
     leaves, in_tree = tu.tree_flatten((args, kwargs))
-    result_avals, out_tree = _result_avals(result_shape_dtypes)
+    result_avals, out_tree = result_avals_of(result_shape_dtypes)
 
     def flat_callback(*vals: Any) -> list:
-        call_args, call_kwargs = tu.tree_unflatten(in_tree, _as_arrays(vals))
+        call_args, call_kwargs = tu.tree_unflatten(in_tree, as_arrays(vals))
         out = callback(*call_args, **call_kwargs)
         out_leaves, tree = tu.tree_flatten(out)
         if tree != out_tree:
@@ -91,7 +91,7 @@ def debug_callback(callback: Callable[..., Any] | None = None, *args: Any,
         in_tree, dyn, static = split_static(args, kwargs)
 
         def flat_callback(*vals: Any) -> list:
-            call_args, call_kwargs = merge_static(in_tree, _as_arrays(vals), static)
+            call_args, call_kwargs = merge_static(in_tree, as_arrays(vals), static)
             callback(*call_args, **call_kwargs)
             return []
 
@@ -154,6 +154,12 @@ def _log_record() -> logging.LogRecord:
         frame = frame.f_back
     file, line = (frame.f_code.co_filename, frame.f_lineno) if frame else ("?", 0)
     return logger.makeRecord(logger.name, logging.INFO, file, line, "", (), None)
+
+
+def effects_barrier() -> None:
+    """Wait until every callback of the programs already called has run (JAX's
+    `jax.effects_barrier`). A plugax program that calls back into Python returns only
+    once it has finished, so nothing is ever pending: this returns at once."""
 
 
 def _name(f: Any) -> str:

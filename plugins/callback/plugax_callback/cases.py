@@ -12,6 +12,7 @@ import numpy as np
 from plugax.extend import ShapedArray
 from plugax.testing import Case
 
+from .iocallback import io_callback_p
 from .primitives import debug_callback_p, pure_callback_p
 from .printing import debug_print_p, split_static
 
@@ -41,4 +42,6 @@ def cases() -> list[Case]:
               id=f"debug_callback-ordered={ordered}") for ordered in (False, True)
     ] + [Case(debug_print_p, X, fmt="{}", ordered=False, in_tree=_TREE, static_args=(),
               np_printoptions=(), has_placeholders=True, logging_record=None,
-              rules=("abstract_eval", "vmap", "jit"), lowering=True, id="debug_print")]
+              rules=("abstract_eval", "vmap", "jit"), lowering=True, id="debug_print"),
+        Case(io_callback_p, X, callback=_tanh_plus_one, result_avals=out, ordered=False,
+             rules=("abstract_eval", "vmap", "jit"), lowering=True, id="io_callback")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import api, primitives, printing
+from . import api, iocallback, primitives, printing
 
 
 @hookimpl
@@ -15,14 +15,16 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return [*primitives.RULES, *printing.RULES]
+    return [*primitives.RULES, *printing.RULES, *iocallback.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"plugax": {"pure_callback": api.pure_callback},
+    return {"plugax": {"pure_callback": api.pure_callback,
+                       "effects_barrier": api.effects_barrier},
             "debug": {"callback": api.debug_callback, "print": api.debug_print,
-                      "log": api.debug_log}}
+                      "log": api.debug_log},
+            "experimental": {"io_callback": iocallback.io_callback}}
 
 
 @hookimpl

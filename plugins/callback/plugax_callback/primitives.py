@@ -45,22 +45,22 @@ def run_callback(callback: Callable, vals: Sequence[Any], what: str) -> list:
         raise CallbackError(f"{what} raised {type(err).__name__}: {err}") from err
 
 
-def _name(callback: Callable, prim: str) -> str:
-    return f"{prim}({getattr(callback, 'name', None) or _fn_name(callback)})"
+def callback_name(callback: Callable, prim: str) -> str:
+    return f"{prim}({getattr(callback, 'name', None) or function_name(callback)})"
 
 
-def _fn_name(f: Any) -> str:
+def function_name(f: Any) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
 # --- pure_callback ------------------------------------------------------------------
 
-def _pure_abstract_eval(ctx, *avals, callback, result_avals, vmap_method):
+def pure_abstract_eval(ctx, *avals, callback, result_avals, vmap_method):
     return [ShapedArray(a.shape, a.dtype) for a in result_avals]
 
 
 def _pure_impl(ctx, *vals, callback, result_avals, vmap_method):
-    name = _name(callback, "pure_callback")
+    name = callback_name(callback, "pure_callback")
     checked = lambda *xs: checked_callback_outputs(callback(*xs), result_avals, name)
     return run_callback(checked, vals, name)   # checked as under jit (host_callback.py)
 
@@ -75,7 +75,7 @@ def _pure_transpose(ctx, cts, *args, **params):
                      "`plugax.custom_vjp` to use callbacks while taking gradients.")
 
 
-def _sequential(callback: Callable, batched: Sequence[bool], axis_size: int,
+def sequential_callback(callback: Callable, batched: Sequence[bool], axis_size: int,
                 result_avals: Sequence[ShapedArray]) -> Callable:
     """A flat callback over the whole batch that calls `callback` once per element, in
     order, and stacks the results (JAX's 'sequential': a loop, in one host call)."""
@@ -86,7 +86,7 @@ def _sequential(callback: Callable, batched: Sequence[bool], axis_size: int,
                for i in range(axis_size)]
         return [np.stack([p[k] for p in per]) if per else np.zeros((0, *a.shape), a.dtype)
                 for k, a in enumerate(result_avals)]
-    looped.name = getattr(callback, "name", None) or _fn_name(callback)
+    looped.name = getattr(callback, "name", None) or function_name(callback)
     return looped
 
 
@@ -96,7 +96,7 @@ def _pure_batching(ctx, args, dims, *, callback, result_avals, vmap_method):
     if vmap_method in ("sequential", "sequential_unrolled"):
         batched = [d is not None for d in dims]
         vals = [bdim_at_front(x, d, n) if d is not None else x for x, d in zip(args, dims)]
-        looped = _sequential(callback, batched, n, result_avals)
+        looped = sequential_callback(callback, batched, n, result_avals)
         outs = bind(pure_callback_p, *vals, callback=looped, result_avals=batched_avals,
                     vmap_method=vmap_method)
         return outs, [0] * len(outs)
@@ -122,7 +122,7 @@ def _pure_batching(ctx, args, dims, *, callback, result_avals, vmap_method):
 
 def _pure_lowering(ctx, *operands, callback, result_avals, vmap_method):
     return emit_host_callback(ctx, callback, operands, result_avals,
-                              name=_name(callback, "pure_callback"), has_side_effect=False)
+                              name=callback_name(callback, "pure_callback"), has_side_effect=False)
 
 
 # --- debug_callback ---------------------------------------------------------------
@@ -132,7 +132,7 @@ def _debug_abstract_eval(ctx, *avals, callback, ordered):
 
 
 def _debug_impl(ctx, *vals, callback, ordered):
-    run_callback(callback, vals, _name(callback, "debug.callback"))
+    run_callback(callback, vals, callback_name(callback, "debug.callback"))
     return []
 
 
@@ -153,7 +153,7 @@ def batch_debug_callback(ctx, args, dims, *, callback, ordered):
         for i in range(n):
             callback(*[x[i] if b else x for x, b in zip(xs, batched)])
         return []
-    per_element.name = getattr(callback, "name", None) or _fn_name(callback)
+    per_element.name = getattr(callback, "name", None) or function_name(callback)
     bind(debug_callback_p, *vals, callback=per_element, ordered=ordered)
     return [], []
 
@@ -166,13 +166,13 @@ def lower_debug_callback(ctx, *operands, callback, ordered):
     def run(*vals: Any) -> list:
         callback(*vals)
         return []
-    emit_host_callback(ctx, run, operands, [], name=_name(callback, "debug.callback"),
+    emit_host_callback(ctx, run, operands, [], name=callback_name(callback, "debug.callback"),
                        has_side_effect=True, ordered=ordered)
     return []
 
 
 RULES = [
-    RuleSet(pure_callback_p, impl=_pure_impl, abstract_eval=_pure_abstract_eval,
+    RuleSet(pure_callback_p, impl=_pure_impl, abstract_eval=pure_abstract_eval,
             jvp=_pure_jvp, transpose=_pure_transpose, batching=_pure_batching,
             lowering={"default": _pure_lowering}),
     RuleSet(debug_callback_p, impl=_debug_impl, abstract_eval=_debug_abstract_eval,

@@ -386,3 +386,40 @@ def test_kit_vmap_of_a_printing_function(capsys):
     check_vmap(f, np.ones((2, 2), np.float32))
     check_jit(f, np.ones((2, 2), np.float32))
     assert capsys.readouterr().out   # it printed
+
+
+# --- io_callback (jax.experimental.io_callback) and effects_barrier -----------------------
+
+def _counting_io(log):
+    def f(x):
+        def host(a):
+            log.append(float(np.sum(a)))
+            return np.asarray(a) * 2
+        return plugax.experimental.io_callback(host, SDS(x.shape, x.dtype), x)
+    return f
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, plugax.jit], ids=["eager", "jit"])
+def test_io_callback_runs_once_per_call_even_unused(wrap):
+    log = []
+    io = _counting_io(log)
+    out = wrap(lambda x: io(x) + 1)(np.ones(2, np.float32))
+    np.testing.assert_allclose(np.asarray(out), [3, 3])
+    unused = wrap(lambda x: (io(x), x * 0)[1])
+    unused(np.ones(2, np.float32))
+    unused(np.full(2, 2, np.float32))
+    assert log == [2.0, 2.0, 4.0]   # kept although nothing uses its result
+    plugax.effects_barrier()
+
+
+def test_io_callback_vmap_is_sequential_and_ordered_vmap_is_refused():
+    log = []
+    out = plugax.vmap(_counting_io(log))(np.arange(6, dtype=np.float32).reshape(3, 2))
+    assert log == [1.0, 5.0, 9.0]
+    np.testing.assert_allclose(np.asarray(out), np.arange(6).reshape(3, 2) * 2)
+    ordered = lambda x: plugax.experimental.io_callback(np.asarray, SDS((), np.float32), x,
+                                                        ordered=True)
+    with pytest.raises(ValueError, match="Cannot `vmap` ordered IO callback."):
+        plugax.vmap(ordered)(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="IO callbacks do not support JVP."):
+        plugax.grad(ordered)(1.0)

@@ -17,4 +17,5 @@ def test_declared_case(plugax_case):
 def test_every_primitive_has_declared_cases():
     assert {c.prim.name for c in declared_cases("callback")} == {"pure_callback",
                                                                  "debug_callback",
-                                                                 "debug_print"}
+                                                                 "debug_print",
+                                                                 "io_callback"}
