@@ -482,7 +482,8 @@ LAX.update({
                                    _c("i32", _i((4,)))], grad=True, call=_map),
 })
 
-# plugax-special's functions (present when that distribution is installed)
+# the special_functions family's CHLO-backed functions (also in its own table test, which
+# covers the rest: plugins/special_functions/tests/test_table.py)
 LAX.update({
     "erf": Spec(_scipy("erf"), unary("erf"), grad=True, rtol=1e-5),
     "erfc": Spec(_scipy("erfc"), unary("erfc"), grad=True, rtol=1e-5),
