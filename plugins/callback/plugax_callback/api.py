@@ -19,7 +19,7 @@ import numpy as np
 import plugax.tree_util as tu
 from plugax.extend import Array, ShapedArray, bind, canonicalize_dtype
 
-from .primitives import VMAP_METHODS, debug_callback_p, pure_callback_p
+from .primitives import VMAP_METHODS, Named, debug_callback_p, pure_callback_p
 from .printing import check_format, debug_print_p, logger, merge_static, split_static
 
 __all__ = ["pure_callback", "debug_callback", "debug_print", "debug_log", "effects_barrier"]
@@ -71,8 +71,7 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
                             f"{tree}, but result_shape_dtypes has structure {out_tree}")
         return [np.asarray(x) for x in out_leaves]
 
-    flat_callback.name = _name(callback)
-    outs = bind(pure_callback_p, *leaves, callback=flat_callback,
+    outs = bind(pure_callback_p, *leaves, callback=Named(flat_callback, _name(callback)),
                 result_avals=tuple(result_avals), vmap_method=vmap_method)
     return tu.tree_unflatten(out_tree, outs)
 
@@ -95,8 +94,8 @@ def debug_callback(callback: Callable[..., Any] | None = None, *args: Any,
             callback(*call_args, **call_kwargs)
             return []
 
-        flat_callback.name = _name(callback)
-        bind(debug_callback_p, *dyn, callback=flat_callback, ordered=bool(ordered))
+        bind(debug_callback_p, *dyn, callback=Named(flat_callback, _name(callback)),
+             ordered=bool(ordered))
 
     if callback is not None:
         return bind_callback(callback, *args, **kwargs)

@@ -16,8 +16,8 @@ from plugax.extend import (Primitive, RuleSet, bdim_at_front, bind, checked_call
                            emit_host_callback)
 
 from .api import as_arrays, result_avals_of
-from .primitives import (callback_name, function_name, pure_abstract_eval, run_callback,
-                         sequential_callback)
+from .primitives import (Named, callback_name, function_name, pure_abstract_eval,
+                         run_callback, sequential_callback)
 
 __all__ = ["io_callback_p", "io_callback", "RULES"]
 
@@ -79,8 +79,7 @@ def io_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args: A
                             f"{tree}, but result_shape_dtypes has structure {out_tree}")
         return out_leaves
 
-    flat_callback.name = function_name(callback)
-    outs = bind(io_callback_p, *leaves, callback=flat_callback,
+    outs = bind(io_callback_p, *leaves, callback=Named(flat_callback, function_name(callback)),
                 result_avals=tuple(result_avals), ordered=bool(ordered))
     return tu.tree_unflatten(out_tree, outs)
 

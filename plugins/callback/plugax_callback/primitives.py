@@ -24,7 +24,7 @@ from plugax.extend import (CallbackError, Primitive, RuleSet, ShapedArray, bdim_
                            bind, broadcast_in_dim, checked_callback_outputs,
                            emit_host_callback, get_aval)
 
-__all__ = ["pure_callback_p", "debug_callback_p", "RULES", "VMAP_METHODS", "run_callback",
+__all__ = ["pure_callback_p", "debug_callback_p", "RULES", "VMAP_METHODS", "run_callback", "Named",
            "batch_debug_callback", "lower_debug_callback", "transpose_debug_callback"]
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
@@ -43,6 +43,23 @@ def run_callback(callback: Callable, vals: Sequence[Any], what: str) -> list:
         raise
     except Exception as err:
         raise CallbackError(f"{what} raised {type(err).__name__}: {err}") from err
+
+
+class Named:
+    """A flat callback with the user's function's name: what a jaxpr shows in the
+    equation's params and what an error names (a closure would print as
+    `<function pure_callback.<locals>.flat_callback at 0x...>`)."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn: Callable, name: str):
+        self.fn, self.name = fn, name
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 def callback_name(callback: Callable, prim: str) -> str:
@@ -86,8 +103,7 @@ def sequential_callback(callback: Callable, batched: Sequence[bool], axis_size: 
                for i in range(axis_size)]
         return [np.stack([p[k] for p in per]) if per else np.zeros((0, *a.shape), a.dtype)
                 for k, a in enumerate(result_avals)]
-    looped.name = getattr(callback, "name", None) or function_name(callback)
-    return looped
+    return Named(looped, getattr(callback, "name", None) or function_name(callback))
 
 
 def _pure_batching(ctx, args, dims, *, callback, result_avals, vmap_method):
@@ -153,8 +169,8 @@ def batch_debug_callback(ctx, args, dims, *, callback, ordered):
         for i in range(n):
             callback(*[x[i] if b else x for x, b in zip(xs, batched)])
         return []
-    per_element.name = getattr(callback, "name", None) or function_name(callback)
-    bind(debug_callback_p, *vals, callback=per_element, ordered=ordered)
+    name = getattr(callback, "name", None) or function_name(callback)
+    bind(debug_callback_p, *vals, callback=Named(per_element, name), ordered=ordered)
     return [], []
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import plugax.tree_util as tu
 from plugax.extend import Array, Primitive, RuleSet, bind
 
-from .primitives import (batch_debug_callback, lower_debug_callback, run_callback,
+from .primitives import (Named, batch_debug_callback, lower_debug_callback, run_callback,
                          transpose_debug_callback)
 
 __all__ = ["debug_print_p", "RULES", "split_static", "merge_static", "check_format",
@@ -102,8 +102,7 @@ def _print_callback(fmt, ordered, in_tree, static_args, np_printoptions, has_pla
         else:
             sys.stdout.write(text + "\n")
         return []
-    emit.name = f"print({fmt!r})"
-    return emit
+    return Named(emit, f"print({fmt!r})")
 
 
 def _abstract_eval(ctx, *avals, **params):
