@@ -352,6 +352,13 @@ def test_pad_callable_and_integers_and_errors():
         got = pnp.pad(xi, ((1, 2), (3, 1)), mode)
         assert got.dtype == np.int32
         np.testing.assert_array_equal(got, np.pad(xi, ((1, 2), (3, 1)), mode))
+    # a traced fill value (under jit) and its gradient: 12 padded cells of a 2x2 -> 4x4
+    got = plugax.jit(lambda x, c: pnp.pad(x, ((1, 0), (0, 2)), constant_values=c))(
+        np.ones((2, 2), np.float32), np.float32(7.0))
+    np.testing.assert_array_equal(got, np.pad(np.ones((2, 2)), ((1, 0), (0, 2)),
+                                              constant_values=7.0))
+    assert float(plugax.grad(lambda c: pnp.sum(pnp.pad(pnp.ones((2, 2)), 1,
+                                                       constant_values=c)))(2.0)) == 12.0
     with pytest.raises(ValueError, match="Unimplemented padding mode 'bogus'"):
         pnp.pad(X, 1, "bogus")
     with pytest.raises(ValueError, match="negative"):

@@ -83,7 +83,7 @@ def _constant_blocks(x: Any, axis: int, before: int, after: int, values: np.ndar
     parts = []
     if before:
         shape[axis] = before
-        parts.append(pnp.full(tuple(shape), values[0], dtype))
+        parts.append(pnp.full(tuple(shape), values[0], dtype))   # values: floats or traced
     parts.append(x)
     if after:
         shape[axis] = after
@@ -125,8 +125,11 @@ def pad(array: Any, pad_width: Any, mode: str | Callable = "constant", **kwargs:
         raise ValueError(f"pad: unsupported keyword arguments for mode '{mode}': "
                          f"{sorted(unexpected)}")
     if mode in ("constant", "empty"):
-        values = _pairs(kwargs.get("constant_values", 0), ndim, "constant_values",
-                        as_int=False)
+        cv = kwargs.get("constant_values", 0)
+        try:
+            values = _pairs(cv, ndim, "constant_values", as_int=False)
+        except Exception:   # a traced value (under jit): an array of fill values
+            values = pnp.broadcast_to(pnp.asarray(cv), (ndim, 2))
         return _constant_blocks_all(x, widths, values)
     if mode in ("maximum", "mean", "median", "minimum"):
         length = kwargs.get("stat_length")
