@@ -423,3 +423,16 @@ def test_io_callback_vmap_is_sequential_and_ordered_vmap_is_refused():
         plugax.vmap(ordered)(np.ones(3, np.float32))
     with pytest.raises(ValueError, match="IO callbacks do not support JVP."):
         plugax.grad(ordered)(1.0)
+
+
+def test_programs_with_callbacks_skip_the_disk_cache(tmp_path, monkeypatch, capsys):
+    """Two programs that differ only in their callbacks have the same module text: an
+    executable cached by text would call the other program's Python function."""
+    monkeypatch.setenv("PLUGAX_COMPILATION_CACHE_DIR", str(tmp_path))
+    for word in ("first", "second"):
+        def f(x, word=word):
+            plugax.debug.callback(lambda a: print(word, float(a)), x)
+            return x
+        plugax.jit(f)(1.0)
+    assert capsys.readouterr().out == "first 1.0\nsecond 1.0\n"
+    assert not any(tmp_path.rglob("*"))   # nothing written
