@@ -5,7 +5,9 @@ Plugins contribute one lowering rule per primitive (`RuleSet.lowering`,
 tables are filled by the registry like every other rule kind; this package
 imports jaxlib's MLIR bindings only when something is lowered. Modules:
 `mlir.py` (bindings, types), `context.py` (the rule's view), `checks.py` (a
-rule's result against the primitive's avals), `lower.py` (the walk).
+rule's result against the primitive's avals), `lower.py` (the walk),
+`custom_call.py` (jaxlib's LAPACK kernels) and `host_callback.py` (Python called
+from the compiled program: `plugax.extend.emit_host_callback`).
 """
 from .checks import LoweringRuleError
 from .context import LoweringRuleContext
