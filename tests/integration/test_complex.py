@@ -70,6 +70,7 @@ TABLE = {
     "vdot": (pnp.vdot, np.vdot, (Z, W)),                        # conjugates the first operand
     "inner": (pnp.inner, np.inner, (Z, W)),
     "outer": (pnp.outer, np.outer, (Z, W)),
+    "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 
 

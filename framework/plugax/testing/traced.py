@@ -137,7 +137,11 @@ class _Setup:
 
 
 def _normal(shape: Sequence[int], dtype: Any, rng: np.random.Generator) -> Array:
-    return Array(rng.standard_normal(tuple(shape)).astype(dtype))
+    """Random normal values; complex ones get an imaginary part too."""
+    value = rng.standard_normal(tuple(shape))
+    if np.dtype(dtype).kind == "c":
+        value = value + 1j * rng.standard_normal(tuple(shape))
+    return Array(value.astype(dtype))
 
 
 def vjp_of(f: Callable) -> Callable:
@@ -180,6 +184,11 @@ def check_grad(prim: Primitive | Callable, *args: Any, argnums: Sequence[int] | 
 
 
 def _dot(a: Any, b: Any) -> float:
+    """<a, b> = Re(sum(a * b)), the pairing of JAX's complex convention (see
+    transpose._dot); the plain sum of products for real values."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        return float(np.sum(a.astype(np.complex128) * b.astype(np.complex128)).real)
     return float(np.sum(np.asarray(a, np.float64) * np.asarray(b, np.float64)))
 
 
