@@ -22,7 +22,7 @@ EXPECTED = json.loads((Path(__file__).parent / "jax_expected.json").read_text())
 # float64 and recorded JAX results, under jit, vmap and grad, generated from one table per
 # family): their names need no row here. See plugins/<family>/tests.
 FAMILY_TESTED = ("plugax_sort", "plugax_linalg", "plugax_conv", "plugax_random", "plugax_nn",
-                 "plugax_special_functions")
+                 "plugax_special_functions", "plugax_fft")
 # modules whose every function is a row of tests/integration/test_numpy_breadth.py (NumPy
 # float64, jit, grad against central differences)
 BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
