@@ -29,9 +29,11 @@ BREADTH_TESTED = ("plugax_shape.numpy_layout", "plugax_elementwise.numpy_extra",
                   "plugax_reductions.numpy_stats", "plugax_sort.interp")
 # ... and of tests/integration/test_numpy_breadth_more.py (NumPy float64, jit, vmap, grad)
 BREADTH_TESTED += ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
-                   "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad",
-                   "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
-                   "plugax_reductions.numpy_vectorize", "plugax_reductions.numpy_ufunc")
+                   "plugax_shape.numpy_index_tricks", "plugax_reductions.numpy_more",
+                   "plugax_reductions.numpy_select", "plugax_reductions.numpy_vectorize",
+                   "plugax_reductions.numpy_ufunc", "plugax_dot.numpy_contractions")
+# (plugax_sort.numpy_pad and plugax_linalg.numpy_poly: their families are FAMILY_TESTED;
+# they are rows of test_numpy_breadth_more.py too)
 # ... and of tests/integration/test_complex.py (NumPy complex128, jit, JAX's gradients)
 BREADTH_TESTED += ("plugax_elementwise.numpy_complex",)
 

@@ -159,9 +159,10 @@ TABLE.update({
 PIECEWISE_FUNCS = [lambda x: x * x, lambda x: -x, lambda x: x + 1.0]
 
 MODULES = ("plugax_elementwise.numpy_more", "plugax_shape.numpy_edit",
-           "plugax_reductions.numpy_more", "plugax_reductions.numpy_poly",
-           "plugax_reductions.numpy_ufunc",
-           "plugax_shape.numpy_index_tricks", "plugax_shape.numpy_pad")
+           "plugax_shape.numpy_index_tricks", "plugax_sort.numpy_pad",
+           "plugax_reductions.numpy_more", "plugax_reductions.numpy_select",
+           "plugax_reductions.numpy_ufunc", "plugax_dot.numpy_contractions",
+           "plugax_linalg.numpy_poly")
 
 
 def _cast(a, dtype):

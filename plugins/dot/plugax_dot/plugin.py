@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import dot_general, einsum, lax_extra, numpy_api
+from . import dot_general, einsum, lax_extra, numpy_api, numpy_contractions
 from .precision import Precision, canonicalize_precision
 
 
@@ -29,7 +29,7 @@ def plugax_frontend() -> dict:
     # family (which may reach dot only through plugax.lax) canonicalises the same way
     return {"lax": {**dot_general.LAX, "Precision": Precision,
                     "canonicalize_precision": canonicalize_precision, **lax_extra.LAX},
-            "numpy": {**numpy_api.NUMPY, **einsum.NUMPY}}
+            "numpy": {**numpy_api.NUMPY, **einsum.NUMPY, **numpy_contractions.NUMPY}}
 
 
 @hookimpl

@@ -71,7 +71,17 @@ def bitwise_invert(x: Any, /) -> Any:
 def positive(x: Any, /) -> Any:
     """+x: x with its promoted dtype (JAX accepts bools here, where NumPy refuses them)."""
     (x,) = promote_args("positive", x)
-    return pnp.asarray(x)
+    return x
+
+
+def _full(x: Any, value: float) -> Any:
+    """An array of x's shape and dtype filled with value. (Written with `where`, this
+    family's own function: the elementwise family may not call the shape family.)"""
+    return pnp.where(True, value, x)
+
+
+def _isinf(x: Any) -> Any:
+    return pnp.abs(x) == np.inf
 
 
 def _inexact(name: str, *xs: Any) -> list:
@@ -137,8 +147,8 @@ def gcd(x1: Any, x2: Any, /) -> Any:
     A fixed number of steps instead of a while loop (no control-flow family needed,
     and vmap needs no batching of a loop): Euclid needs at most log_phi(2**bits) + 2
     steps, which is reached by consecutive Fibonacci numbers."""
-    x1, x2 = _integers("gcd", x1, x2)
-    x1, x2 = pnp.broadcast_arrays(pnp.abs(x1), pnp.abs(x2))
+    x1, x2 = _integers("gcd", x1, x2)          # promoted and broadcast
+    x1, x2 = pnp.abs(x1), pnp.abs(x2)
     a, b = pnp.maximum(x1, x2), pnp.minimum(x1, x2)
     bits = 8 * get_aval(a).dtype.itemsize
     for _ in range(int(bits * 1.45) + 2):
@@ -182,11 +192,11 @@ def _scale(x: Any, e: Any) -> Any:
 
 def ldexp(x1: Any, x2: Any, /) -> Any:
     """x1 * 2**x2, exact (x2 must be an integer array)."""
-    if get_aval(pnp.asarray(x2)).dtype.kind not in "iub":
-        raise ValueError(f"ldexp: the exponent must be an integer; got "
-                         f"{get_aval(pnp.asarray(x2)).dtype}")
+    (x2,) = promote_args("ldexp", x2)
+    if get_aval(x2).dtype.kind not in "iub":
+        raise ValueError(f"ldexp: the exponent must be an integer; got {get_aval(x2).dtype}")
     (x1,) = _inexact("ldexp", x1)
-    e = pnp.clip(pnp.asarray(x2), -10000, 10000).astype(get_aval(x1).dtype)
+    e = pnp.clip(x2, -10000, 10000).astype(get_aval(x1).dtype)
     return _scale(x1, e)
 
 
@@ -194,7 +204,7 @@ def modf(x: Any, /, out: None = None) -> tuple:
     """(fractional part, integral part), both with x's sign (modf(inf) = (0, inf))."""
     (x,) = _inexact("modf", x)
     whole = pnp.where(x >= 0, pnp.floor(x), pnp.ceil(x))
-    return pnp.where(pnp.isinf(x), pnp.copysign(0.0, x), x - whole), whole
+    return pnp.where(_isinf(x), pnp.copysign(0.0, x), x - whole), whole
 
 
 def nextafter(x1: Any, x2: Any, /) -> Any:
@@ -205,7 +215,7 @@ def nextafter(x1: Any, x2: Any, /) -> Any:
 def spacing(x: Any, /) -> Any:
     """The distance from x to the next float away from zero (signed like x)."""
     (x,) = _inexact("spacing", x)
-    inf = pnp.full_like(x, np.inf)
+    inf = _full(x, np.inf)
     if get_aval(x).dtype == np.float16:
         return lax.nextafter(x, inf) - x
     out = lax.nextafter(x, pnp.copysign(inf, x)) - x
@@ -216,7 +226,7 @@ def spacing(x: Any, /) -> Any:
 def heaviside(x1: Any, x2: Any, /) -> Any:
     """0 for x1 < 0, 1 for x1 > 0, x2 where x1 == 0 (nan stays nan)."""
     x1, x2 = _inexact("heaviside", x1, x2)
-    return pnp.where(x1 < 0, 0, pnp.where(x1 > 0, 1, pnp.where(pnp.isnan(x1), x1, x2)))
+    return pnp.where(x1 < 0, 0, pnp.where(x1 > 0, 1, pnp.where(x1 != x1, x1, x2)))
 
 
 def _maclaurin_value(k: int) -> float:
@@ -262,12 +272,12 @@ def i0(x: Any, /) -> Any:
     small = ax < _I0_ASYMPTOTIC_FROM
     xs = pnp.where(small, ax, 0)
     q = xs * xs / 4
-    term, total = pnp.ones_like(q), pnp.ones_like(q)
+    term, total = _full(q, 1), _full(q, 1)
     for k in range(1, _I0_SERIES_TERMS):
         term = term * q / (k * k)
         total = total + term
     xl = pnp.where(small, _I0_ASYMPTOTIC_FROM, ax)
-    coef, tail = 1.0, pnp.ones_like(xl)
+    coef, tail = 1.0, _full(xl, 1)
     for k in range(1, 25):
         coef *= (2 * k - 1) ** 2 / k
         tail = tail + coef / (8 * xl) ** k
@@ -285,9 +295,10 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
         raise ValueError("select: condlist must be non-empty")
     out = default
     for cond, choice in reversed(list(zip(condlist, choicelist))):
-        if get_aval(pnp.asarray(cond)).dtype != np.bool_:
+        (cond,) = promote_args("select", cond)
+        if get_aval(cond).dtype != np.bool_:
             raise TypeError(f"select: condlist entries must be boolean; got "
-                            f"{get_aval(pnp.asarray(cond)).dtype}")
+                            f"{get_aval(cond).dtype}")
         out = pnp.where(cond, choice, out)
     return out
 
@@ -297,18 +308,17 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     extra function in funclist is the value where no condition holds (else 0). Every
     function is evaluated on the whole of x and the results selected, so it traces
     once, with static shapes, as JAX's."""
-    x = pnp.asarray(x)
-    conds = [condlist] if get_aval(pnp.asarray(condlist)).ndim == get_aval(x).ndim and not \
-        isinstance(condlist, (list, tuple)) else list(condlist)
+    (x,) = promote_args("piecewise", x)
+    conds = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
     n = len(conds)
     if len(funclist) not in (n, n + 1):
         raise ValueError(f"piecewise: with {n} conditions, funclist must have {n} or {n + 1} "
                          f"entries; got {len(funclist)}")
 
     def value(f: Any) -> Any:
-        return pnp.broadcast_to(pnp.asarray(f(x, *args, **kw) if callable(f) else f,
-                                            dtype=get_aval(x).dtype), get_aval(x).shape)
-    out = value(funclist[n]) if len(funclist) == n + 1 else pnp.zeros_like(x)
+        v = f(x, *args, **kw) if callable(f) else f
+        return pnp.where(True, v, x).astype(get_aval(x).dtype)   # broadcast to x, x's dtype
+    out = value(funclist[n]) if len(funclist) == n + 1 else _full(x, 0)
     for cond, f in zip(conds, funclist[:n]):
         out = pnp.where(cond, value(f), out)
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import ad, extra_api, lax_api, lowering, numpy_api, primitives as P, scipy_api
+from . import ad, extra_api, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
 
 
 @hookimpl
@@ -28,7 +28,7 @@ def plugax_primitive_rules() -> list:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax.linalg": dict(lax_api.LAX_LINALG),
+    return {"lax.linalg": dict(lax_api.LAX_LINALG), "numpy": dict(numpy_poly.NUMPY),
             "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA},
             "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA}}
 

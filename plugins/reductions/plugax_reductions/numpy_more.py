@@ -1,8 +1,8 @@
 """More of JAX's `jax.numpy`: cumulative and nan-cumulative sums/products, bincount,
 array_equiv, calculus (gradient, trapezoid, unwrap), bit packing, creation (geomspace,
 logspace, vander, the window functions, fromfunction, frombuffer/fromstring,
-from_dlpack), the array-API contractions (vecdot, matvec, vecmat), the functional
-helpers (apply_along_axis, apply_over_axes, vectorize) and einsum_path.
+from_dlpack) and the functional helpers (apply_along_axis, apply_over_axes,
+vectorize). (vecdot, matvec, vecmat and einsum_path are the dot family's.)
 
 Each follows JAX's definition in jax/_src/numpy (static lengths where the output
 shape would otherwise depend on values: bincount's `length=`; integer promotion
@@ -22,9 +22,8 @@ from plugax.extend import ConcretizationTypeError, default_int_dtype, get_aval
 __all__ = ["cumulative_sum", "cumulative_prod", "nancumsum", "nancumprod", "bincount",
            "array_equiv", "gradient", "trapezoid", "unwrap", "packbits", "unpackbits",
            "geomspace", "logspace", "vander", "bartlett", "blackman", "hamming", "hanning",
-           "kaiser", "fromfunction", "frombuffer", "fromstring", "from_dlpack", "vecdot",
-           "matvec", "vecmat", "apply_along_axis", "apply_over_axes", "vectorize",
-           "einsum_path", "NUMPY"]
+           "kaiser", "fromfunction", "frombuffer", "fromstring", "from_dlpack",
+           "apply_along_axis", "apply_over_axes", "vectorize", "NUMPY"]
 
 
 def _shape(x: Any) -> tuple:
@@ -231,7 +230,8 @@ def packbits(a: Any, axis: int | None = None, bitorder: str = "big") -> Any:
     bits = pnp.swapaxes(bits, axis, -1)
     n = _shape(bits)[-1]
     if n % 8:
-        bits = pnp.pad(bits, [(0, 0)] * (len(_shape(bits)) - 1) + [(0, 8 - n % 8)])
+        bits = pnp.concatenate([bits, pnp.zeros(_shape(bits)[:-1] + (8 - n % 8,), np.uint8)],
+                               axis=-1)
     bits = pnp.reshape(bits, _shape(bits)[:-1] + (_shape(bits)[-1] // 8, 8))
     packed = pnp.sum(bits * w, axis=-1, dtype=np.uint8)
     return pnp.swapaxes(packed, axis, -1)
@@ -252,8 +252,8 @@ def unpackbits(a: Any, axis: int | None = None, count: int | None = None,
     bits = pnp.reshape(bits, _shape(bits)[:-2] + (-1,))
     if count is not None:
         if count > _shape(bits)[-1]:
-            bits = pnp.pad(bits, [(0, 0)] * (len(_shape(bits)) - 1)
-                           + [(0, count - _shape(bits)[-1])])
+            extra = pnp.zeros(_shape(bits)[:-1] + (count - _shape(bits)[-1],), np.uint8)
+            bits = pnp.concatenate([bits, extra], axis=-1)
         else:
             bits = bits[..., :count]
     return pnp.swapaxes(bits, axis, -1)
@@ -373,33 +373,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     return pnp.asarray(np.from_dlpack(x))
 
 
-# --- contractions and functional helpers -----------------------------------------------------
-def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, precision: Any = None,
-           preferred_element_type: Any = None) -> Any:
-    """sum(conj(x1) * x2) along axis, broadcasting the other axes."""
-    x1, x2 = pnp.asarray(x1), pnp.asarray(x2)
-    if _shape(x1)[axis] != _shape(x2)[axis]:
-        raise ValueError(f"vecdot: axes must match; got shapes {_shape(x1)} and {_shape(x2)} "
-                         f"with axis={axis}")
-    x1, x2 = pnp.moveaxis(x1, axis, -1), pnp.moveaxis(x2, axis, -1)
-    if _dtype(x1).kind == "c":
-        x1 = pnp.conj(x1)
-    return pnp.sum(x1 * x2, axis=-1)
-
-
-def matvec(x1: Any, x2: Any, /) -> Any:
-    """Matrix-vector products over broadcast batch axes: (..., n, m) @ (..., m)."""
-    return pnp.matmul(x1, pnp.asarray(x2)[..., None])[..., 0]
-
-
-def vecmat(x1: Any, x2: Any, /) -> Any:
-    """Vector-matrix products: conj(x1) (..., m) @ (..., m, n)."""
-    x1 = pnp.asarray(x1)
-    if _dtype(x1).kind == "c":
-        x1 = pnp.conj(x1)
-    return pnp.matmul(x1[..., None, :], x2)[..., 0, :]
-
-
+# --- functional helpers ----------------------------------------------------------------------
 def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs: Any) -> Any:
     """func1d applied to every 1-d slice along axis (by vmap over the other axes)."""
     nd = len(_shape(arr))
@@ -428,19 +402,6 @@ def apply_over_axes(func: Callable, a: Any, axes: Sequence[int]) -> Any:
             raise ValueError("apply_over_axes: function is not returning an array of the "
                              "correct shape")
     return a
-
-
-def einsum_path(subscripts: str, /, *operands: Any, optimize: Any = "auto") -> tuple:
-    """A contraction order for einsum and its report: NumPy's einsum_path evaluated on
-    the operands' shapes (JAX's comes from opt_einsum: the same (path, report) pair,
-    the path a list of operand-index tuples; the report is NumPy's text)."""
-    if isinstance(optimize, bool):
-        optimize = "optimal" if optimize else False
-    if optimize == "auto":
-        optimize = "greedy"
-    shapes = [np.empty(_shape(pnp.asarray(o)), np.float32) for o in operands]
-    path, report = np.einsum_path(subscripts, *shapes, optimize=optimize or False)
-    return path[1:], report     # NumPy's path starts with the tag 'einsum_path'; JAX's not
 
 
 from .numpy_vectorize import vectorize  # noqa: E402  (its own module: signature parsing)

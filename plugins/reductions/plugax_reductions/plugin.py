@@ -9,7 +9,7 @@ from __future__ import annotations
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
 from . import comparisons, cumulative, general, nonzero, numpy_api, numpy_stats, reduce
-from . import numpy_more, numpy_poly, numpy_ufunc
+from . import numpy_more, numpy_select, numpy_ufunc
 
 
 @hookimpl
@@ -28,7 +28,7 @@ def plugax_primitive_rules() -> list[RuleSet]:
 def plugax_frontend() -> dict:
     return {"lax": {**reduce.LAX, **cumulative.LAX, **general.LAX}, "numpy": {**numpy_api.NUMPY, **comparisons.NUMPY,
                                                           **nonzero.NUMPY, **numpy_stats.NUMPY,
-                                                          **numpy_more.NUMPY, **numpy_poly.NUMPY,
+                                                          **numpy_more.NUMPY, **numpy_select.NUMPY,
                                                           **numpy_ufunc.NUMPY}}
 
 

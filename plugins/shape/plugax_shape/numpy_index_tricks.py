@@ -17,7 +17,7 @@ from plugax.extend import ConcretizationTypeError, get_aval
 
 __all__ = ["s_", "index_exp", "r_", "c_", "mgrid", "ogrid", "ix_", "diag_indices",
            "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-           "triu_indices_from", "mask_indices", "ravel_multi_index", "unravel_index",
+           "triu_indices_from", "ravel_multi_index", "unravel_index",
            "fill_diagonal", "choose", "NUMPY"]
 
 s_ = np.s_               # pure Python index objects: JAX re-exports NumPy's
@@ -187,12 +187,6 @@ def tril_indices_from(arr: Any, k: int = 0) -> tuple:
 def triu_indices_from(arr: Any, k: int = 0) -> tuple:
     n, m = _from(arr, "triu_indices_from")
     return triu_indices(n, k, m)
-
-
-def mask_indices(n: int, mask_func: Callable, k: int = 0, *, size: int | None = None) -> tuple:
-    """Indices where mask_func(ones((n, n)), k) is non-zero (`size=` fixes their count,
-    so that it works under jit where mask_func is traced)."""
-    return pnp.nonzero(mask_func(pnp.ones((n, n)), k), size=size)
 
 
 def _concrete(x: Any, what: str) -> np.ndarray:

@@ -15,7 +15,7 @@ from . import (advanced, gather_scatter, getitem, index_frontends, indexing, lax
                numpy_api,
                numpy_layout, scatter, slicing,
                structural)
-from . import numpy_edit, numpy_index_tricks, numpy_pad
+from . import numpy_edit, numpy_index_tricks
 
 
 @hookimpl
@@ -43,7 +43,7 @@ def plugax_frontend() -> dict[str, dict[str, Callable]]:
     return {"lax": {**structural.LAX, **slicing.LAX, **indexing.LAX, **gather_scatter.LAX,
                     **scatter.LAX, **index_frontends.LAX, **lax_extra.LAX},
             "numpy": {**numpy_api.FUNCTIONS, **index_frontends.NUMPY, **numpy_layout.NUMPY,
-                      **numpy_edit.NUMPY, **numpy_index_tricks.NUMPY, **numpy_pad.NUMPY},
+                      **numpy_edit.NUMPY, **numpy_index_tricks.NUMPY},
             # jax.ops: the segment reductions (the namespace is created on first use)
             "ops": dict(index_frontends.OPS),
             # jax.errors.NonConcreteBooleanIndexError's counterpart

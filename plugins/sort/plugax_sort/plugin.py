@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import interp, numpy_api, quantiles, setops, setops1d, sort, sort_complex, topk
+from . import interp, numpy_api, numpy_pad, quantiles, setops, setops1d, sort, sort_complex, topk
 
 
 @hookimpl
@@ -30,7 +30,8 @@ def plugax_frontend() -> dict:
     return {"lax": {"sort": sort.sort, "sort_key_val": sort.sort_key_val,
                     "top_k": topk.top_k, **numpy_api.LAX},
             "numpy": {**numpy_api.NUMPY, **interp.NUMPY, **quantiles.NUMPY,
-                      **setops.NUMPY, **setops1d.NUMPY, **sort_complex.NUMPY}}
+                      **setops.NUMPY, **setops1d.NUMPY, **sort_complex.NUMPY,
+                      **numpy_pad.NUMPY}}
 
 
 @hookimpl

@@ -2,7 +2,9 @@
 poly, polyadd, polysub, polymul, polydiv, polyder, polyint, polyfit.
 
 Lengths are static (the coefficient arrays' shapes), so all of them trace; `polyfit`
-solves the scaled Vandermonde least-squares problem with plugax.numpy.linalg.lstsq.
+solves the scaled Vandermonde least-squares problem with this family's lstsq, which
+is why they live in the linalg family. Products of polynomials are a scatter-add of
+the outer product of the coefficients (static indices i + j).
 `roots` is deliberately absent: it needs the eigenvalues of a general (non-symmetric)
 companion matrix, which plugax's linalg family does not have (docs/faq.md).
 """
@@ -27,6 +29,14 @@ def _inexact(name: str, *xs: Any) -> list:
     return [pnp.atleast_1d(x) for x in promote_dtypes(name, *xs, category="inexact")]
 
 
+def _convolve_full(a: Any, b: Any) -> Any:
+    """The full convolution of two 1-d coefficient arrays: c[i + j] += a[i] * b[j]."""
+    la, lb = _len(a), _len(b)
+    where = (np.arange(la)[:, None] + np.arange(lb)[None, :]).ravel().astype(np.int32)
+    terms = pnp.ravel(a[:, None] * b[None, :])
+    return pnp.zeros((la + lb - 1,), get_aval(terms).dtype).at[pnp.asarray(where)].add(terms)
+
+
 def poly(seq_of_zeros: Any) -> Any:
     """The monic polynomial with the given roots (a 1-d sequence)."""
     (z,) = _inexact("poly", seq_of_zeros)
@@ -40,7 +50,7 @@ def poly(seq_of_zeros: Any) -> Any:
                          f"{shape}")
     a = pnp.ones((1,), get_aval(z).dtype)
     for k in range(shape[0]):
-        a = pnp.convolve(a, pnp.stack([pnp.ones((), get_aval(z).dtype), -z[k]]), mode="full")
+        a = _convolve_full(a, pnp.stack([pnp.ones((), get_aval(z).dtype), -z[k]]))
     return a
 
 
@@ -64,7 +74,7 @@ def polymul(a1: Any, a2: Any, *, trim_leading_zeros: bool = False) -> Any:
         a1 = pnp.zeros((1,), get_aval(a2).dtype)
     if _len(a2) == 0:
         a2 = pnp.zeros((1,), get_aval(a1).dtype)
-    return pnp.convolve(a1, a2, mode="full")
+    return _convolve_full(a1, a2)
 
 
 def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple:

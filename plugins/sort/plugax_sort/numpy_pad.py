@@ -1,5 +1,9 @@
 """`plugax.numpy.pad` in every NumPy mode, as JAX has it.
 
+It lives in the sort family because its statistic modes need the reductions
+family (maximum, minimum, mean) and this family's median; a family calls only the
+families below it (elementwise, shape, reductions for this one).
+
 The pad widths are static, so each axis is padded by blocks computed from static
 index arithmetic:
   - constant / empty: blocks of the constant (JAX fills 'empty' with zeros too);
@@ -47,15 +51,24 @@ def _pairs(value: Any, ndim: int, name: str, as_int: bool = True) -> np.ndarray:
 
 
 def _along(x: Any, axis: int, matrix: np.ndarray, offset: np.ndarray | None = None) -> Any:
-    """matrix @ x along axis (+ offset): the affine pads."""
+    """matrix @ x along axis (+ offset): the affine pads. The matrix is sparse (a few
+    entries per row), so it is applied as a few static gathers, each scaled by its
+    row's coefficients, rather than as a dense contraction."""
     dtype = get_aval(x).dtype
     work = x if dtype.kind in "fc" else x.astype(pnp.result_type(float))
-    m = pnp.asarray(matrix.astype(get_aval(work).dtype))
-    out = pnp.moveaxis(pnp.tensordot(m, work, axes=([1], [axis])), 0, axis)
+    wdt = get_aval(work).dtype
+    shape = [1] * len(get_aval(x).shape)
+    shape[axis] = -1
+    rows = [np.nonzero(row)[0] for row in matrix]
+    out = None
+    for k in range(max(len(r) for r in rows)):
+        cols = np.array([r[k] if k < len(r) else 0 for r in rows], np.int32)
+        coef = np.array([row[r[k]] if k < len(r) else 0.0 for row, r in zip(matrix, rows)])
+        term = pnp.take(work, pnp.asarray(cols), axis=axis) * pnp.asarray(
+            coef.reshape(shape).astype(wdt))
+        out = term if out is None else out + term
     if offset is not None:
-        shape = [1] * len(get_aval(x).shape)
-        shape[axis] = -1
-        out = out + pnp.asarray(offset.reshape(shape).astype(get_aval(work).dtype))
+        out = out + pnp.asarray(offset.reshape(shape).astype(wdt))
     return out if dtype.kind in "fc" else out.astype(dtype)
 
 
