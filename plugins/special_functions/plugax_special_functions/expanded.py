@@ -58,9 +58,18 @@ def _python_while(cond: Callable, body: Callable, state: Any) -> Any:
     return state
 
 
-NUMPY = _Ops(np, while_loop=_python_while, digamma=nm.digamma, lgamma=nm.lgamma)
-PLUGAX = _Ops(pnp, while_loop=lambda *args: lax.while_loop(*args), digamma=lambda x: digamma_p.bind(x),
-              lgamma=lambda x: lgamma_p.bind(x))
+def _numpy_ops(dtype: np.dtype) -> _Ops:
+    """NumPy, computing in float64 but stopping (and switching branches) at the
+    tolerances of `dtype`, the result's: iterating to float64's eps for a float32
+    result would cost up to the iteration cap (2000 steps) for nothing."""
+    wide = np.dtype(np.float32) if dtype.itemsize < 4 else dtype
+    return _Ops(np, while_loop=_python_while, digamma=nm.digamma, lgamma=nm.lgamma,
+                finfo_of=lambda x: np.finfo(wide))
+
+
+PLUGAX = _Ops(pnp, while_loop=lambda *args: lax.while_loop(*args),
+              digamma=lambda x: digamma_p.bind(x), lgamma=lambda x: lgamma_p.bind(x),
+              finfo_of=lambda x: np.finfo(np.dtype(x.dtype)))
 
 
 def _computed_in_float32(fn: Callable) -> Callable:
@@ -79,17 +88,18 @@ def _in_numpy(fn: Callable) -> Callable:
     """The impl: the same algorithm on NumPy in float64, rounded to the operands' dtype
     (as fast as NumPy is; tracing the decomposition each eager call would not be)."""
     def impl(ctx, *args):
-        return nm.rounded(lambda *xs: fn(NUMPY, *np.broadcast_arrays(*xs)))(*args)
+        ops = _numpy_ops(np.dtype(args[0].dtype))
+        return nm.rounded(lambda *xs: fn(ops, *np.broadcast_arrays(*xs)))(*args)
     impl.__name__ = f"impl_{fn.__name__}"
     return impl
 
 
-def _eps(x: Any) -> float:
-    return float(np.finfo(np.dtype(x.dtype)).eps)
+def _eps(xp: Any, x: Any) -> float:
+    return float(xp.finfo_of(x).eps)
 
 
-def _log_max(x: Any) -> float:
-    return float(np.log(np.finfo(np.dtype(x.dtype)).max))
+def _log_max(xp: Any, x: Any) -> float:
+    return float(np.log(xp.finfo_of(x).max))
 
 
 def _lgamma(x: Any) -> Any:
@@ -99,7 +109,7 @@ def _lgamma(x: Any) -> Any:
 def _igamma_series(xp: Any, ax: Any, x: Any, a: Any, enabled: Any, mode: str) -> Any:
     """P(a, x) = x^a e^-x / Gamma(a + 1) * sum_n prod_k x / (a + k), and its derivative
     in a term by term (DLMF 8.7.1); stops once every enabled term is below eps."""
-    eps = _eps(x)
+    eps = _eps(xp, x)
 
     def body(state):
         on, r, c, ans, dc_da, dans_da = state
@@ -128,7 +138,7 @@ def _igammac_fraction(xp: Any, ax: Any, x: Any, a: Any, enabled: Any, mode: str)
     """Q(a, x) = x^a e^-x / Gamma(a) * (Legendre's continued fraction, DLMF 8.9.2),
     evaluated by its convergents p_k / q_k with their derivatives in a; the
     convergents are rescaled by eps when they grow past 1/eps. At most 2000 steps."""
-    eps = _eps(x)
+    eps = _eps(xp, x)
 
     def body(state):
         (on, ans, y, z, c, pkm1, qkm1, pkm2, qkm2, dpkm2, dqkm2, dpkm1, dqkm1, dans) = state
@@ -175,7 +185,7 @@ def _igammac_fraction(xp: Any, ax: Any, x: Any, a: Any, enabled: Any, mode: str)
 def _prefactor(xp: Any, a: Any, x: Any) -> tuple[Any, Any]:
     """(x^a e^-x / Gamma(a), whether it underflows)."""
     log_ax = a * xp.log(x) - x - xp.lgamma(a)
-    return xp.exp(log_ax), log_ax < -_log_max(x)
+    return xp.exp(log_ax), log_ax < -_log_max(xp, x)
 
 
 def igamma_value(xp: Any, a: Any, x: Any) -> Any:
@@ -261,7 +271,7 @@ def betainc_value(xp: Any, a: Any, b: Any, x: Any) -> Any:
     """I_x(a, b) by its continued fraction (DLMF 8.17.22), evaluated at (a, b, x) where
     x < (a + 1) / (a + b + 2) and by the symmetry I_x(a, b) = 1 - I_(1-x)(b, a) beyond,
     where it converges fast."""
-    finfo = np.finfo(np.dtype(x.dtype))
+    finfo = xp.finfo_of(x)
     a_zero = (a == 0.0) | (b == np.inf)
     b_zero = (b == 0.0) | (a == np.inf)
     x_zero, x_one = x == 0.0, x == 1.0
