@@ -1,0 +1,102 @@
+"""Edge values (XLA's, which jit and JAX return, checked eagerly and under jit), dtype
+rules (lax does not promote, scipy.special does) and the errors a user's mistake meets."""
+import numpy as np
+import pytest
+
+import plugax
+import plugax.lax as lax
+import plugax.numpy as pnp
+import plugax.scipy.special as special
+
+needs_jit = pytest.mark.skipif(not hasattr(plugax, "jit"), reason="needs the xla_call plugin")
+
+POLES = np.array([0.0, -0.0, -1.0, -3.0, -np.inf], np.float32)
+EDGES = [
+    # (function, arguments, JAX's values)
+    (lax.lgamma, (POLES,), [np.inf] * 5),
+    (lax.digamma, (POLES,), [np.nan] * 5),
+    (lax.zeta, (np.float32([2.0, 1.0, 0.5, 2.0]), np.float32([0.0, 1.0, 1.0, -1.0])),
+     [np.inf, np.inf, np.nan, np.inf]),
+    (lax.polygamma, (np.float32([1.5, -1.0]), np.float32([1.0, 1.0])), [np.nan, np.nan]),
+    (lax.erf_inv, (np.float32([-1.0, 1.0, 2.0]),), [-np.inf, np.inf, np.nan]),
+    (lax.igamma, (np.float32([1.0, 1.0, -1.0, 0.0]), np.float32([0.0, np.inf, 1.0, 0.0])),
+     [0.0, 1.0, np.nan, np.nan]),
+    (lax.igammac, (np.float32([1.0, 1.0, 0.0]), np.float32([0.0, np.inf, 2.0])),
+     [1.0, 0.0, 0.0]),
+    (lax.betainc, (np.float32([1.0, 2.0, 1.0]), np.float32([2.0, 3.0, 1.0]),
+                   np.float32([0.0, 1.0, 1.5])), [0.0, 1.0, np.nan]),
+    (lax.bessel_i0e, (np.float32([0.0, np.inf]),), [1.0, 0.0]),
+    (lax.bessel_i1e, (np.float32([0.0, -np.inf]),), [0.0, -0.0]),
+]
+
+
+@pytest.mark.parametrize("fn,args,want", EDGES, ids=[e[0].__name__ for e in EDGES])
+def test_edge_values_are_xlas_eagerly_and_under_jit(fn, args, want):
+    np.testing.assert_array_equal(np.asarray(fn(*args)), np.float32(want))
+    if hasattr(plugax, "jit"):
+        np.testing.assert_array_equal(np.asarray(plugax.jit(fn)(*args)), np.float32(want))
+
+
+def test_lax_does_not_promote_and_says_which_primitive():
+    with pytest.raises(plugax.ShapeError, match="'lgamma' does not accept dtype int32"):
+        lax.lgamma(np.arange(3, dtype=np.int32))
+    with pytest.raises(plugax.ShapeError, match="'igamma' requires operands of one dtype"):
+        lax.igamma(np.float32(1.0), np.float64(2.0).astype(np.float16))
+    with pytest.raises(plugax.ShapeError, match="'regularized_incomplete_beta'.*equal shapes"):
+        lax.betainc(np.ones(2, np.float32), np.ones(3, np.float32), np.ones(2, np.float32))
+
+
+def test_scipy_special_promotes_like_jax():
+    assert special.gammaln(np.arange(1, 4)).dtype == np.float32
+    assert special.gammainc(2, np.float32([1.0])).dtype == np.float32
+    assert special.erf(np.float16(0.5)).dtype == np.float16
+    assert special.betainc(1, 2, pnp.bfloat16(0.5)).dtype == pnp.bfloat16
+
+
+def test_half_precision_is_computed_in_float32():
+    x = np.float16([0.5, 1.5, 3.0])
+    np.testing.assert_allclose(np.asarray(lax.igamma(x, x), np.float32),
+                               np.asarray(lax.igamma(x.astype(np.float32), x.astype(np.float32)))
+                               .astype(np.float16).astype(np.float32))
+
+
+def test_unsupported_derivatives_and_options_raise_as_jax():
+    with pytest.raises(ValueError, match="gradient with respect to a and b is not supported"):
+        plugax.grad(lambda a: lax.betainc(a, np.float32(2), np.float32(0.5)))(np.float32(1.0))
+    g = plugax.grad(lambda x: lax.betainc(np.float32(2), np.float32(3), x))(np.float32(0.5))
+    assert abs(float(g) - 12 * 0.5 * 0.25) < 1e-5          # x (1-x)^2 / B(2, 3)
+    with pytest.raises(NotImplementedError, match="exact=True"):
+        special.factorial(3, exact=True)
+    with pytest.raises(ValueError, match="multigammaln: d must be a positive integer"):
+        special.multigammaln(2.0, 0)
+    with pytest.raises(ValueError, match="series_order"):
+        special.log_ndtr(1.0, series_order=-1)
+
+
+def test_igamma_derivative_in_a_is_the_igamma_grad_a_primitive():
+    jaxpr = plugax.make_jaxpr(plugax.grad(lambda a: lax.igamma(a, np.float32(2.0))))(
+        np.float32(1.5))
+    names = {str(e.primitive) for e in jaxpr.jaxpr.eqns}
+    assert "igamma_grad_a" in names and "while" not in names
+
+
+def test_primitives_print_like_jax():
+    text = str(plugax.make_jaxpr(lax.betainc)(np.float32(1), np.float32(2), np.float32(0.5)))
+    assert "regularized_incomplete_beta a b c" in text
+    text = str(plugax.make_jaxpr(special.gammainc)(np.float32(1), np.float32(2)))
+    assert "igamma" in text
+
+
+@needs_jit
+def test_logsumexp_b_return_sign_and_where_under_jit():
+    a = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]], np.float32)
+    b = np.array([1.0, -2.0, 0.5], np.float32)
+    out, sign = plugax.jit(lambda a: special.logsumexp(a, axis=1, b=b, return_sign=True))(a)
+    s = (np.exp(a.astype(np.float64)) * b).sum(1)
+    np.testing.assert_allclose(np.asarray(out), np.log(np.abs(s)), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(sign), np.sign(s))
+    assert np.isnan(np.asarray(special.logsumexp(a, axis=1, b=b))[0]) == (s[0] < 0)
+    where = np.array([True, False, True])
+    np.testing.assert_allclose(np.asarray(special.logsumexp(a, axis=1, where=where)),
+                               np.log(np.exp(a[:, where].astype(np.float64)).sum(1)),
+                               rtol=1e-6)
