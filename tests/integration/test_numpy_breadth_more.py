@@ -417,7 +417,10 @@ def test_reductions_breadth_follows_jax():
     with pytest.raises(plugax.errors.ConcretizationTypeError, match="static `length`"):
         plugax.jit(pnp.bincount)(np.array([0, 1]))
     # cumulative sums of small integers promote as cumsum does
-    assert pnp.cumulative_sum(np.ones(3, np.int8)).dtype == pnp.cumsum(np.ones(3, np.int8)).dtype
+    assert pnp.cumulative_sum(np.ones(3, np.int8)).dtype == np.int32      # JAX's promotion
+    assert pnp.cumulative_sum(np.ones(3, np.uint8)).dtype == np.uint32
+    assert pnp.cumulative_sum(np.ones(3, bool)).dtype == np.int32
+    assert pnp.cumulative_prod(np.ones(3, np.int8)).dtype == np.int8      # (JAX's too)
     with pytest.raises(ValueError, match="axis was not set"):
         pnp.cumulative_sum(X)
     # vectorize with a gufunc signature, excluded arguments and keyword pass-through

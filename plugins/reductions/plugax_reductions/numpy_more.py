@@ -57,7 +57,16 @@ def _cumulative(name: str, fn: Callable, x: Any, axis: int | None, dtype: Any,
 
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Any:
-    """The array API's cumsum: axis required beyond 1-d; include_initial prepends 0."""
+    """The array API's cumsum: axis required beyond 1-d; include_initial prepends 0.
+    Integers narrower than the default integer (and bools) are summed in the default
+    (unsigned) integer, as JAX's (its cumsum keeps int8 as int8)."""
+    if dtype is None:
+        d = _dtype(pnp.asarray(x))
+        wide = np.dtype(default_int_dtype())
+        if d == np.bool_ or (d.kind == "i" and d.itemsize < wide.itemsize):
+            dtype = wide
+        elif d.kind == "u" and d.itemsize < wide.itemsize:
+            dtype = np.dtype(f"uint{8 * wide.itemsize}")
     return _cumulative("cumulative_sum", pnp.cumsum, x, axis, dtype, include_initial, 0)
 
 
