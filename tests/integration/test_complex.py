@@ -70,6 +70,17 @@ TABLE = {
     "vdot": (pnp.vdot, np.vdot, (Z, W)),                        # conjugates the first operand
     "inner": (pnp.inner, np.inner, (Z, W)),
     "outer": (pnp.outer, np.outer, (Z, W)),
+    "round": (lambda a: pnp.round(a * 3, 1), lambda a: np.round(a * 3, 1), (Z,)),
+    "isfinite": (pnp.isfinite, np.isfinite, (np.array([1j, np.inf + 0j, complex(0, np.nan)],
+                                                      np.complex64),)),
+    "isnan": (pnp.isnan, np.isnan, (np.array([1j, np.inf + 0j, complex(0, np.nan)],
+                                                np.complex64),)),
+    "isinf": (pnp.isinf, np.isinf, (np.array([1j, complex(1, -np.inf), complex(0, np.nan)],
+                                                np.complex64),)),
+    "norm": (pnp.linalg.norm, np.linalg.norm, (M,)),
+    "norm_axis": (lambda a: pnp.linalg.norm(a, axis=1), lambda a: np.linalg.norm(a, axis=1), (M,)),
+    "cov": (pnp.cov, np.cov, (M,)),
+    "corrcoef": (pnp.corrcoef, np.corrcoef, (M + np.arange(3) ** 2,)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 

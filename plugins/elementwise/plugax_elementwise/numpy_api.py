@@ -327,8 +327,9 @@ def round(a: Any, decimals: int = 0) -> Any:
         # 10.0 ** 1.5 would scale by a non-power of ten: a silently wrong rounding
         raise TypeError(f"round: decimals must be an int, got {decimals!r}")
     x, = promote_dtypes("round", a)
-    if _dtype(x).kind == "c":   # refused by the primitive (never returned unrounded)
-        return L.round_p.bind(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN)
+    if _dtype(x).kind == "c":   # as JAX: the real and imaginary parts, each rounded
+        from .complex_ops import complex_p, imag_p, real_p
+        return complex_p.bind(round(real_p.bind(x), decimals), round(imag_p.bind(x), decimals))
     if _dtype(x) not in float_dtypes:
         if decimals < 0:
             raise NotImplementedError("round: negative decimals for integer input")
@@ -352,6 +353,10 @@ def _isfinite(x: Any) -> Any:
     x, = promote_dtypes("isfinite", x)
     if _dtype(x) in float_dtypes:
         return L.is_finite_p.bind(x)
+    if _dtype(x).kind == "c":   # both parts finite (lax.is_finite takes floats only)
+        from .complex_ops import imag_p, real_p
+        return L.and_p.bind(L.is_finite_p.bind(real_p.bind(x)),
+                            L.is_finite_p.bind(imag_p.bind(x)))
     shape = get_aval(x).shape
     true = Array(np.ones((), np.bool_))
     return lax.broadcast_in_dim(true, shape, ()) if shape else true

@@ -303,7 +303,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     x = inexact(x)
     if axis is None:
         if ord is None:
-            out = jnp.sqrt(jnp.sum(x * x))
+            out = jnp.sqrt(jnp.sum(_abs_sq(jnp, x)))
             return out.reshape((1,) * x.ndim) if keepdims else out
         axis = tuple(range(x.ndim))
     axis = (axis,) if isinstance(axis, int) else tuple(axis)
@@ -316,10 +316,15 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     return _matrix_norm(jnp, x, ord, axis, keepdims)
 
 
+def _abs_sq(jnp, x):
+    """|x|^2 elementwise, real: x * conj(x) for complex x (x * x would be complex)."""
+    return jnp.real(x * jnp.conj(x)) if x.dtype.kind == "c" else x * x
+
+
 def _vector_norm(jnp, x, ord, axis, keepdims):
     a = jnp.abs(x)
     if ord is None or ord == 2:
-        return jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=keepdims))
+        return jnp.sqrt(jnp.sum(_abs_sq(jnp, x), axis=axis, keepdims=keepdims))
     if ord == np.inf:
         return jnp.max(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
@@ -336,7 +341,7 @@ def _vector_norm(jnp, x, ord, axis, keepdims):
 def _matrix_norm(jnp, x, ord, axis, keepdims):
     row, col = axis
     if ord in (None, "fro", "f"):
-        out = jnp.sqrt(jnp.sum(x * x, axis=axis))
+        out = jnp.sqrt(jnp.sum(_abs_sq(jnp, x), axis=axis))
     elif ord in (1, -1):
         sums = jnp.sum(jnp.abs(x), axis=row)
         out = (jnp.max if ord == 1 else jnp.min)(sums, axis=col - (col > row))

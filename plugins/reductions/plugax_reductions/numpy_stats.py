@@ -177,7 +177,8 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: in
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = get_aval(x).shape[1]
     centred = x - pnp.mean(x, axis=1, keepdims=True)
-    out = (centred @ centred.T) / (n - ddof)
+    # X X^H: the conjugate for complex data, as numpy.cov (a real result on the diagonal)
+    out = (centred @ pnp.conj(centred).T) / (n - ddof)
     return pnp.squeeze(out) if get_aval(out).shape == (1, 1) else out
 
 
@@ -185,7 +186,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Any:
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:
         return c / c
-    d = pnp.sqrt(pnp.diagonal(c))
+    d = pnp.sqrt(pnp.real(pnp.diagonal(c)))    # real variances, also for complex data
     return c / d[:, None] / d[None, :]
 
 
