@@ -155,10 +155,17 @@ def _normalize_axis(axis: int | None, ndim: int, what: str) -> int | None:
     return int(axis) % ndim if ndim else 0
 
 
-def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
          axis_size: int | None = None) -> Callable:
-    """Vectorise `f` over the `in_axes` of its arguments (pytree prefixes allowed)."""
+    """Vectorise `f` over the `in_axes` of its arguments (pytree prefixes allowed).
+    `axis_name` (any hashable) names the mapped axis for collectives inside `f`
+    (lax.psum(x, axis_name), lax.axis_index(axis_name), ...), as in JAX."""
     check_callable(f, "vmap")
+    if axis_name is not None:
+        try:
+            hash(axis_name)
+        except TypeError:
+            raise TypeError(f"vmap axis_name must be hashable, got {axis_name!r}") from None
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
 
@@ -174,7 +181,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0,
         size = _axis_size(args_flat, dims, axis_size)
         flat_fun, out_tree = flatten_fun(f, in_tree)
         out_dims = _LazyOutDims(out_axes, out_tree)
-        outs = vmap_flat(flat_fun, size, dims, args_flat, out_dims)
+        outs = vmap_flat(flat_fun, size, dims, args_flat, out_dims, axis_name=axis_name)
         return tu.tree_unflatten(out_tree(), as_arrays(outs))
 
     return batched_f

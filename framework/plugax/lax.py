@@ -1,8 +1,21 @@
 """One function per primitive, JAX's lax names. Filled by plugins (namespace "lax")."""
 
+# JAX names plugax leaves out on purpose, and why (the error says so)
+_SHARD_MAP = ("it communicates between the devices of a jax.shard_map, which plugax (one "
+              "device, no shard_map) does not have; the collectives over vmap axes "
+              "(psum, all_gather, ppermute, ...) are supported")
+_ABSENT = {
+    "psend": _SHARD_MAP, "precv": _SHARD_MAP, "ragged_all_to_all": _SHARD_MAP,
+    "pcast": "it changes a value's varying-ness across a jax.shard_map's devices, a type "
+             "that plugax (one device, no shard_map) does not have",
+}
+
 
 def __getattr__(name: str):
     from .loader.registry import registry
+    if name in _ABSENT:
+        raise AttributeError(f"plugax.lax has no {name!r}; JAX's {name} is not supported "
+                             f"because {_ABSENT[name]}")
     raise AttributeError(f"plugax.lax has no function {name!r}: no loaded plugin provides "
                          f"it (loaded plugins: {', '.join(registry.loaded_names()) or 'none'}; "
                          f"see `plugax plugins`)")

@@ -32,14 +32,18 @@ class RuleContext:
     breaking any plugin's rule signature.
 
     Fields: `transformation` ("eval", "abstract_eval", "jvp", "vmap",
-    "transpose", "partial_eval"), `axis_size` (vmap only, else None).
+    "transpose", "partial_eval"), `axis_size` (vmap only, else None), `axis_name`
+    (vmap only: the `axis_name=` the user gave vmap, which collectives such as
+    lax.psum name; else None).
     """
 
-    __slots__ = ("transformation", "axis_size")
+    __slots__ = ("transformation", "axis_size", "axis_name")
 
-    def __init__(self, transformation: str, axis_size: int | None = None):
+    def __init__(self, transformation: str, axis_size: int | None = None,
+                 axis_name: Any = None):
         self.transformation = transformation
         self.axis_size = axis_size
+        self.axis_name = axis_name
 
     def __repr__(self) -> str:
         extra = f", axis_size={self.axis_size}" if self.axis_size is not None else ""

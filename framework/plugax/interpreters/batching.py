@@ -7,6 +7,7 @@ inputs), so vmap works with no family loaded.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
@@ -17,9 +18,52 @@ from ..structural import (bdim_at_front, broadcast_batched, broadcast_in_dim,
 from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
-           "moveaxis", "broadcast_batched", "bdim_at_front", "all_front"]
+           "moveaxis", "broadcast_batched", "bdim_at_front", "all_front",
+           "named_axis_size", "rule_axis_name"]
 
 not_mapped = None
+
+
+# --- named axes: vmap(axis_name=...) and the collectives that name it ------------------
+class _AxisEnv(threading.local):
+    def __init__(self) -> None:
+        self.names: list = []        # (name, size) of the vmaps running, innermost last
+        self.rule_name: Any = None   # the axis name of the vmap whose rule is running
+
+
+_axis_env = _AxisEnv()
+
+
+def named_axis_size(name: Any) -> int:
+    """The size of the running vmap named `name` (innermost first); a NameError, as JAX
+    raises, when no vmap of that name is running."""
+    for bound, size in reversed(_axis_env.names):
+        if bound == name:
+            return size
+    raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
+                    f"by vmap(axis_name=...)) are available to collective operations: "
+                    f"{[n for n, _ in _axis_env.names if n is not None]}")
+
+
+def rule_axis_name() -> Any:
+    """The axis name of the vmap whose batching rule is running: batch_jaxpr gives the
+    bodies it batches (scan, cond, while, jit) that same name, so collectives inside
+    them see it."""
+    return _axis_env.rule_name
+
+
+def _names_axis(params: dict, name: Any) -> bool:
+    """Whether a primitive's params name the axis `name` (collectives carry `axes`, as
+    JAX's psum does, or `axis_name`): such a primitive acts across the batch even on
+    values that are not batched, so its rule must run."""
+    if name is None:
+        return False
+    for key in ("axes", "axis_name"):
+        named = params.get(key)
+        if named is not None and (named == name or (isinstance(named, tuple)
+                                                    and name in named)):
+            return True
+    return False
 
 
 class BatchTracer(core.Tracer):
@@ -38,9 +82,10 @@ class BatchTracer(core.Tracer):
 
 
 class BatchTrace(core.Trace):
-    def __init__(self, axis_size: int):
+    def __init__(self, axis_size: int, axis_name: Any = None):
         self.axis_size = axis_size
-        self.ctx = RuleContext("vmap", axis_size)
+        self.axis_name = axis_name
+        self.ctx = RuleContext("vmap", axis_size, axis_name)
         self.created_at = core.user_frame()
 
     def to_val_dim(self, x: Any) -> tuple[Any, int | None]:
@@ -52,14 +97,17 @@ class BatchTrace(core.Trace):
         vals, dims = zip(*map(self.to_val_dim, args)) if args else ((), ())
         state = core._state
         state.trace = self.parent
+        outer_name = _axis_env.rule_name
         try:
-            if all(d is None for d in dims):
+            if all(d is None for d in dims) and not _names_axis(params, self.axis_name):
                 return primitive.bind(*vals, **params)
             rule = batching_rules.get(primitive)
             if rule is None:
                 raise missing_rule(primitive, "vmap", "vmap (batching)")
+            _axis_env.rule_name = self.axis_name
             out, out_dim = rule(self.ctx, list(vals), list(dims), **params)
         finally:
+            _axis_env.rule_name = outer_name
             state.trace = self
         if primitive.multiple_results:
             return [self.box(v, d) for v, d in zip(out, out_dim)]
@@ -83,7 +131,8 @@ class BatchTrace(core.Trace):
         return [self.box(o, 0) for o in outs]
 
     def _vmapped(self, fn, dims):
-        return lambda *xs: vmap_flat(fn, self.axis_size, dims, xs, all_front())
+        return lambda *xs: vmap_flat(fn, self.axis_size, dims, xs, all_front(),
+                                     axis_name=self.axis_name)
 
     def process_custom_jvp_call(self, fun, jvp, args: list) -> list:
         def make(dims):
@@ -120,7 +169,7 @@ class BatchTrace(core.Trace):
                 # layout: at that input's batch axis, or summed over the batch when the
                 # input was not batched (it was shared by every example)
                 nr = len(res)
-                trace = BatchTrace(self.axis_size)
+                trace = BatchTrace(self.axis_size, self.axis_name)
                 with core.new_trace_context(trace):
                     ins = [trace.box(x, 0) for x in [*res, *[instantiate(c) for c in cts]]]
                     outs = bwd(ins[:nr], ins[nr:])
@@ -132,7 +181,8 @@ class BatchTrace(core.Trace):
             f, fw, bw, v), make)
 
     def describe(self) -> str:
-        return f"BatchTrace(axis_size={self.axis_size})"
+        name = f", axis_name={self.axis_name!r}" if self.axis_name is not None else ""
+        return f"BatchTrace(axis_size={self.axis_size}{name})"
 
 
 class all_front:
@@ -160,13 +210,19 @@ def _ct_in_layout(ct: Any, src: int | None, dst: int | None, axis_size: int) -> 
 
 
 def vmap_flat(fun: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequence[Any],
-              args: Sequence[Any], out_dims: Sequence[int | None]) -> list:
-    """Run `fun` batched; outputs get their batch axis at `out_dims` (None: unbatched)."""
-    trace = BatchTrace(axis_size)
-    with core.new_trace_context(trace):
-        ins = [trace.box(x, d) for x, d in zip(args, in_dims)]
-        outs = fun(*ins)
-        vals_dims = [trace.to_val_dim(o) for o in outs]
+              args: Sequence[Any], out_dims: Sequence[int | None], *,
+              axis_name: Any = None) -> list:
+    """Run `fun` batched; outputs get their batch axis at `out_dims` (None: unbatched).
+    `axis_name` names the batch axis for collectives (lax.psum(x, axis_name), ...)."""
+    trace = BatchTrace(axis_size, axis_name)
+    _axis_env.names.append((axis_name, axis_size))
+    try:
+        with core.new_trace_context(trace):
+            ins = [trace.box(x, d) for x, d in zip(args, in_dims)]
+            outs = fun(*ins)
+            vals_dims = [trace.to_val_dim(o) for o in outs]
+    finally:
+        _axis_env.names.pop()
     results = []
     for (val, dim), out_dim in zip(vals_dims, out_dims):
         if out_dim is None:

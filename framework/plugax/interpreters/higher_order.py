@@ -17,7 +17,7 @@ from ..core.avals import ShapedArray
 from ..jaxpr.interpret import eval_jaxpr
 from ..jaxpr.ir import ClosedJaxpr, close_over_nothing
 from .ad_util import UndefPrimal, Zero, instantiate as instantiate_zero, tangent_aval
-from .batching import BatchTrace, bdim_at_front
+from .batching import BatchTrace, bdim_at_front, rule_axis_name
 from .jvp import jvp_flat
 from .partial_eval import partial_eval_flat
 from .staging import trace_to_jaxpr
@@ -69,8 +69,10 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_size: int, in_batched: Sequence[bool],
                 for a, b in zip(closed.in_avals, in_batched)]
     out_batched: list[bool] = []
 
+    name = rule_axis_name()   # the body belongs to the same (possibly named) vmap axis
+
     def fun(*args: Any) -> list:
-        trace = BatchTrace(axis_size)
+        trace = BatchTrace(axis_size, name)
         with core.new_trace_context(trace):
             ins = [trace.box(x, 0 if b else None) for x, b in zip(args, in_batched)]
             outs = eval_jaxpr(closed.jaxpr, closed.consts, *ins)

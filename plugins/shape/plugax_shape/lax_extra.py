@@ -1,6 +1,6 @@
 """JAX's lax helpers over the shape family's primitives: full/full_like/empty, broadcast
 and its variants, collapse, slice_in_dim/index_in_dim/index_take, stack/unstack/tile,
-dtype, scatter_sub and scatter_apply.
+dtype and scatter_sub (scatter_apply, which loops, is the control-flow family's).
 
 Why compositions and not primitives: each is a fixed arrangement of broadcast_in_dim,
 reshape, slice, concatenate, gather or scatter_add, whose rules (jvp, transpose, vmap,
@@ -10,7 +10,7 @@ for the sake of its jaxprs' readability. The arguments, defaults and errors are 
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -208,33 +208,7 @@ def scatter_sub(operand: Any, scatter_indices: Any, updates: Any, dimension_numb
                            unique_indices=unique_indices, mode=mode)
 
 
-def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],
-                  dimension_numbers: Any, *, update_shape: Sequence[int] = (),
-                  indices_are_sorted: bool = False, unique_indices: bool = False,
-                  mode: Any = None) -> Any:
-    """`func` applied to the elements of operand that the scatter addresses, once per
-    time each is addressed (XLA applies the update computation per index, so an element
-    hit twice gets func(func(x))).
-
-    Done as: count the hits per element with scatter_add of ones, then apply the
-    (elementwise) func that many times where the count allows (a fori_loop up to the
-    largest count)."""
-    lax = _lax()
-    aval = get_aval(operand)
-    ones = numpy_api.full(tuple(update_shape), 1, np.int32)
-    hits = lax.scatter_add(numpy_api.full(aval.shape, 0, np.int32), scatter_indices, ones,
-                           dimension_numbers, indices_are_sorted=indices_are_sorted,
-                           unique_indices=unique_indices, mode=mode)
-
-    def body(i, x):
-        return lax.select(lax.gt(hits, i), func(x), x)
-    if unique_indices:
-        return body(np.int32(0), operand)
-    return lax.fori_loop(np.int32(0), lax.reduce_max(hits, tuple(range(aval.ndim))),
-                         body, operand)
-
-
 LAX: dict[str, Any] = {f.__name__: f for f in (
     full, full_like, empty, broadcast, broadcast_like, broadcast_shapes, broadcast_to_rank,
     collapse, slice_in_dim, index_in_dim, index_take, stack, unstack, tile, dtype,
-    scatter_sub, scatter_apply)}
+    scatter_sub)}
