@@ -139,9 +139,31 @@ def _lowering(ctx, x, *, fft_type: FftType, fft_lengths: tuple):
                    ctx.ir.DenseI64ArrayAttr.get([int(n) for n in fft_lengths]))
 
 
+def _lowering_gpu(ctx, x, *, fft_type: FftType, fft_lengths: tuple):
+    """On GPUs, a multi-axis IRFFT as JAX lowers it there (cuFFT's multi-axis C2R can
+    overwrite its input): an IFFT over the outer axes, with the last axis moved out of
+    the way, then a 1-D IRFFT over the last axis."""
+    if FftType(fft_type) != FftType.IRFFT or len(fft_lengths) == 1:
+        return _lowering(ctx, x, fft_type=fft_type, fft_lengths=fft_lengths)
+    hlo, ir = ctx.hlo, ctx.ir
+    rank = len(ctx.avals_in[0].shape)
+    target = rank - len(fft_lengths)
+    perm_out = list(range(rank))
+    perm_out.insert(target, perm_out.pop(-1))
+    x = hlo.transpose(x, ir.DenseI64ArrayAttr.get(perm_out))
+    x = hlo.fft(x, hlo.FftTypeAttr.get("IFFT"),
+                ir.DenseI64ArrayAttr.get([int(n) for n in fft_lengths[:-1]]))
+    perm_in = list(range(rank))
+    perm_in.append(perm_in.pop(target))
+    x = hlo.transpose(x, ir.DenseI64ArrayAttr.get(perm_in))
+    return hlo.fft(x, hlo.FftTypeAttr.get("IRFFT"),
+                   ir.DenseI64ArrayAttr.get([int(fft_lengths[-1])]))
+
+
 RULES = [RuleSet(fft_p, impl=_impl, abstract_eval=_abstract_eval, jvp=deflinear(fft_p),
                  transpose=_transpose, batching=_batching,
-                 lowering={"default": _lowering})]
+                 lowering={"default": _lowering, "gpu": _lowering_gpu,
+                           "cuda": _lowering_gpu, "rocm": _lowering_gpu})]
 
 
 def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:

@@ -116,3 +116,19 @@ def test_fftfreq_dtypes_and_x64():
         got = plugax.jit(pfft.fft)(z)
         assert got.dtype == np.complex128
         np.testing.assert_allclose(got, np.fft.fft(z), rtol=1e-12, atol=1e-12)
+
+
+def test_the_gpu_lowering_of_multi_axis_irfft_agrees_on_this_platform():
+    """The GPU rule (outer IFFT, then a 1-D IRFFT) is an exact rewrite: lowered here in
+    place of the default rule, it matches numpy.fft (this machine may have no GPU)."""
+    from plugax.extend import RuleSet, override
+    from plugax.testing import check_lowerings
+    from plugax_fft.primitive import FftType, _lowering_gpu, fft_p
+    half = (RNG.standard_normal((2, 3, 4, 4)) + 1j * RNG.standard_normal((2, 3, 4, 4)))
+    half = half.astype(np.complex64)
+    with override(RuleSet(fft_p, lowering={"default": _lowering_gpu, "cpu": _lowering_gpu})):
+        check_lowerings([(fft_p, (half,), {"fft_type": FftType.IRFFT, "fft_lengths": n})
+                         for n in ((4, 6), (3, 4, 7))])
+        got = plugax.jit(lambda a: pfft.irfftn(a, axes=(1, 2, 3), s=(3, 4, 7)))(half)
+    np.testing.assert_allclose(got, np.fft.irfftn(half.astype(np.complex128), axes=(1, 2, 3),
+                                                  s=(3, 4, 7)), rtol=2e-4, atol=2e-4)
