@@ -304,4 +304,6 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
     return x
 
 
-LAX: dict[str, Any] = {"custom_root": custom_root, "custom_linear_solve": custom_linear_solve}
+# linear_solve_p: JAX's handle for its custom_linear_solve primitive
+LAX: dict[str, Any] = {"custom_root": custom_root, "custom_linear_solve": custom_linear_solve,
+                       "linear_solve_p": custom_linear_solve_p}
