@@ -219,14 +219,23 @@ def spacing(x: Any, /) -> Any:
     if get_aval(x).dtype == np.float16:
         return lax.nextafter(x, inf) - x
     out = lax.nextafter(x, pnp.copysign(inf, x)) - x
-    tiny = float(np.finfo(get_aval(x).dtype).smallest_subnormal)
+    # a NumPy constant: the result is strongly typed even for a weak x, as JAX's
+    tiny = np.array(np.finfo(get_aval(x).dtype).smallest_subnormal, get_aval(x).dtype)
     return pnp.where(out == 0, pnp.copysign(tiny, x), out)
 
 
 def heaviside(x1: Any, x2: Any, /) -> Any:
     """0 for x1 < 0, 1 for x1 > 0, x2 where x1 == 0 (nan stays nan)."""
     x1, x2 = _inexact("heaviside", x1, x2)
-    return pnp.where(x1 < 0, 0, pnp.where(x1 > 0, 1, pnp.where(x1 != x1, x1, x2)))
+    # JAX's weak typing, observed: the result is weak only where the promoted x1 is a
+    # weak scalar (heaviside(1.0, 0.5)); an array x1 gives a strong result even when its
+    # promotion with a Python x2 is weak (heaviside(int32_array, 0.5) is strong float32)
+    aval = get_aval(x1)
+    if aval.weak_type and aval.ndim == 0:
+        zero, one = 0, 1
+    else:
+        zero, one = np.zeros((), aval.dtype), np.ones((), aval.dtype)
+    return pnp.where(x1 < 0, zero, pnp.where(x1 > 0, one, pnp.where(x1 != x1, x1, x2)))
 
 
 def _maclaurin_value(k: int) -> float:
