@@ -237,6 +237,12 @@ CHECKED = {*FLOAT_DOMAINS, A.add_p, A.sub_p, A.mul_p, A.max_p, A.min_p, A.neg_p,
 # the complex primitives: lowered on complex64 and complex128 in test_complex.py
 from plugax_elementwise import complex_ops as _C  # noqa: E402
 CHECKED |= {_C.real_p, _C.imag_p, _C.complex_p, _C.conj_p}
+# the bit-level primitives: lowered against their impls on every integer dtype in
+# test_bits.py
+from plugax_elementwise import bits as _B  # noqa: E402
+CHECKED |= {_B.shift_left_p, _B.shift_right_arithmetic_p, _B.shift_right_logical_p,
+            _B.population_count_p, _B.clz_p, _B.nextafter_p, _B.reduce_precision_p,
+            _B.bitcast_convert_type_p}
 
 
 def test_every_elementwise_primitive_has_a_lowering_rule_and_is_checked_here():
