@@ -81,6 +81,12 @@ TABLE = {
     "norm_axis": (lambda a: pnp.linalg.norm(a, axis=1), lambda a: np.linalg.norm(a, axis=1), (M,)),
     "cov": (pnp.cov, np.cov, (M,)),
     "corrcoef": (pnp.corrcoef, np.corrcoef, (M + np.arange(3) ** 2,)),
+    "maximum": (pnp.maximum, np.maximum, (Z, np.where([True, False, False], Z + 0.5j, W))),
+    "minimum": (pnp.minimum, np.minimum, (Z, np.where([True, False, False], Z + 0.5j, W))),
+    "max": (pnp.max, np.max, (M,)), "min": (pnp.min, np.min, (M,)),
+    "max_axis": (lambda a: pnp.max(a, axis=0), lambda a: np.max(a, axis=0), (M,)),
+    "min_axis": (lambda a: pnp.min(a, axis=1), lambda a: np.min(a, axis=1), (M,)),
+    "ptp": (pnp.ptp, np.ptp, (M,)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 
@@ -144,6 +150,7 @@ GRADS = {
     'abs_of_cumsum': [(-0.537357-0.925319j), (-1.13736-0.125319j), (-0.658505+0.752577j)],
     'abs_of_prod': [(1.12859-1.50479j), (-1.47529-0.368822j), (0.20335+1.2201j)],
     'tanh_abs': [(-0.0273322-1.12234j), (-0.257264-0.178925j), (-13.8857+4.28325j)],
+    'abs_of_max': [(1.2-1.6j), 0j, (1+0j)],
 }
 F = {
     "abs_sq": lambda z: pnp.sum(pnp.abs(z) ** 2),
@@ -160,6 +167,7 @@ F = {
     "abs_of_cumsum": lambda z: pnp.sum(pnp.abs(pnp.cumsum(z))),
     "abs_of_prod": lambda z: pnp.abs(pnp.prod(z)),
     "tanh_abs": lambda z: pnp.sum(pnp.abs(pnp.tanh(z))),
+    "abs_of_max": lambda z: pnp.abs(pnp.max(z)) ** 2 + pnp.sum(pnp.real(pnp.maximum(z, W))),
 }
 # jax.vmap(jax.grad(H[name], holomorphic=True))(Z)
 HOLOMORPHIC = {
@@ -253,3 +261,13 @@ def test_complex_dtype_names_are_numpys_scalar_types():
     np.testing.assert_array_equal(a.conj(), Z.conj())
     np.testing.assert_array_equal(a.conjugate(), Z.conj())
     assert pnp.asarray(X).conj().dtype == np.float32      # a real array stays real
+
+
+def test_max_and_min_reductions_of_complex_with_the_kit():
+    """reduce_max/min order complex numbers lexicographically (NumPy's and JAX's order);
+    the kit checks the jvp (JAX's chooser rule) against finite differences, vmap, jit
+    and the lowering (a lexicographic stablehlo.reduce body) against NumPy."""
+    from plugax.testing import check_primitive
+    for fn in (lambda a: lax.reduce_max(a, (1,)), lambda a: lax.reduce_min(a, (0, 1))):
+        ran = check_primitive(fn, M, transformations=False, lowering=True)
+        assert "jvp" in ran and "lowering" in ran

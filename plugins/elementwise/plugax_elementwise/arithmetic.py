@@ -131,9 +131,14 @@ ABS = defvectorized(abs_p, np.abs, dtype_rule=_abs_dtype,
 max_p, min_p = Primitive("max"), Primitive("min")
 
 
-def _share(x, y, wins: Primitive):
-    """x's share of the tangent of max/min: 1 where x wins, 1/2 at ties, else 0."""
+def _share(x, y, wins: Primitive, ans=None):
+    """x's share of the tangent of max/min: 1 where x wins, 1/2 at ties, else 0. Complex
+    operands (ordered lexicographically, no `wins` comparison) as JAX's _balanced_eq:
+    [x == ans] / (1 + [y == ans])."""
     dtype = get_aval(x).dtype
+    if dtype.kind == "c":
+        is_x, is_y = convert(eq_p.bind(x, ans), dtype), convert(eq_p.bind(y, ans), dtype)
+        return div_p.bind(is_x, add_p.bind(is_y, scalar_like(is_y, 1)))
     won = convert(wins.bind(x, y), dtype)
     tied = convert(eq_p.bind(x, y), dtype)
     return add_p.bind(won, mul_p.bind(tied, scalar_like(x, 0.5)))
@@ -141,9 +146,9 @@ def _share(x, y, wins: Primitive):
 
 def _defminmax(prim: Primitive, impl, wins: Primitive, op: str):
     return defbroadcasting(
-        prim, impl, dtype_rule=any_dtype(prim), lowering=L.binary(op),
-        jvp=defjvp_bcast(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins)),
-                         lambda g, ans, x, y: mul_p.bind(g, _share(y, x, wins))))
+        prim, impl, dtype_rule=any_dtype(prim), lowering=L.minmax(op),
+        jvp=defjvp_bcast(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins, ans)),
+                         lambda g, ans, x, y: mul_p.bind(g, _share(y, x, wins, ans))))
 
 
 MAX = _defminmax(max_p, np.maximum, gt_p, "maximum")

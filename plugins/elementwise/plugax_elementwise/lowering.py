@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["rule", "splat", "unary", "binary", "compare", "sign", "square", "integer_pow", "pow_",
+__all__ = ["rule", "splat", "unary", "binary", "compare", "minmax", "sign", "square", "integer_pow", "pow_",
            "exp2", "round_", "select_n", "clamp"]
 
 
@@ -142,6 +142,26 @@ def _select_range(ctx, which, dtype: np.dtype, cases: list, offset: int):
     low = compare_values(ctx, which, bound, "LT", dtype)
     return ctx.hlo.select(low, _select_range(ctx, which, dtype, cases[:mid], offset),
                           _select_range(ctx, which, dtype, cases[mid:], offset + mid))
+
+
+def minmax(op: str) -> dict:
+    """max/min: the StableHLO op; for complex operands a lexicographic choice (real
+    parts, then imaginary parts), NumPy's order, as JAX lowers them."""
+    direction = "GT" if op == "maximum" else "LT"
+
+    def lower(ctx, x, y):
+        x, y = ctx.broadcast_scalars(x, y)
+        dtype = ctx.avals_in[0].dtype
+        if np.dtype(dtype).kind != "c":
+            return getattr(ctx.hlo, op)(x, y)
+        real = np.dtype(np.float32 if np.dtype(dtype).itemsize == 8 else np.float64)
+        rx, ry, ix, iy = ctx.hlo.real(x), ctx.hlo.real(y), ctx.hlo.imag(x), ctx.hlo.imag(y)
+        pick_x = ctx.hlo.select(compare_values(ctx, rx, ry, "EQ", real),
+                                compare_values(ctx, ix, iy, direction, real),
+                                compare_values(ctx, rx, ry, direction, real))
+        return ctx.hlo.select(pick_x, x, y)
+    lower.__name__ = f"lower_{op}"
+    return rule(lower)
 
 
 def _clamp(ctx, lo, x, hi):

@@ -12,7 +12,7 @@ import numpy as np
 from plugax.extend import Primitive, ShapedArray, ShapeError
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
-           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_NUMBER", "LOGICAL", "dtype_check",
+           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_OR_COMPLEX", "REAL_NUMBER", "LOGICAL", "dtype_check",
            "lowest", "highest"]
 
 
@@ -74,6 +74,8 @@ def is_real(dtype: np.dtype) -> bool:
 # What a primitive accepts: a dtype test and how error messages describe it.
 NUMBER = (is_number, "a number dtype")
 REAL = (is_real, "a real dtype")
+# reduce_max/min: also complex, ordered lexicographically (NumPy's and JAX's order)
+REAL_OR_COMPLEX = (lambda d: is_real(d) or d.kind == "c", "a real or complex dtype")
 LOGICAL = (is_bool_or_int, "bool or an integer dtype")
 # cummax/cummin: JAX rejects bool there (reduce_max takes it)
 REAL_NUMBER = (lambda d: is_real(d) and d.kind != "b", "an integer or floating-point dtype")

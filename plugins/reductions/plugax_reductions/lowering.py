@@ -30,11 +30,32 @@ def _op(name: str) -> Callable:
     return lambda ctx, dtype: getattr(ctx.hlo, name)
 
 
+def _lexicographic(ctx, dtype, direction: str) -> Callable:
+    """max/min of two complex scalars in NumPy's (and JAX's) order: by real part, then
+    by imaginary part (StableHLO's maximum does not order complex numbers)."""
+    cmp_type = ctx.hlo.ComparisonTypeAttr.get("FLOAT")
+
+    def cmp(a, b, how):
+        return ctx.hlo.compare(a, b, ctx.hlo.ComparisonDirectionAttr.get(how),
+                               compare_type=cmp_type)
+
+    def op(a, b):
+        ra, rb, ia, ib = ctx.hlo.real(a), ctx.hlo.real(b), ctx.hlo.imag(a), ctx.hlo.imag(b)
+        pick_a = ctx.hlo.select(cmp(ra, rb, "EQ"), cmp(ia, ib, direction),
+                                cmp(ra, rb, direction))
+        return ctx.hlo.select(pick_a, a, b)
+    return op
+
+
 def _max_op(ctx, dtype):
+    if np.dtype(dtype).kind == "c":
+        return _lexicographic(ctx, dtype, "GT")
     return ctx.hlo.or_ if np.dtype(dtype).kind == "b" else ctx.hlo.maximum
 
 
 def _min_op(ctx, dtype):
+    if np.dtype(dtype).kind == "c":
+        return _lexicographic(ctx, dtype, "LT")
     return ctx.hlo.and_ if np.dtype(dtype).kind == "b" else ctx.hlo.minimum
 
 

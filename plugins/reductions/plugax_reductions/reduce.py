@@ -18,7 +18,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, broadcas
                            canonicalize_dtype, defjvp, get_aval, reduce_sum_p, scalar_like,
                            user_reduction_axes)
 
-from ._common import (LOGICAL, NUMBER, REAL, batched_axes, check_axes, dtype_check, highest,
+from ._common import (LOGICAL, NUMBER, REAL, REAL_OR_COMPLEX, batched_axes, check_axes, dtype_check, highest,
                       lowest, shape_error)
 from .lowering import arg_lowering, fold_lowering
 
@@ -168,9 +168,9 @@ _index_dtype = lambda *, index_dtype: index_dtype  # noqa: E731
 RULES = [
     defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
                  accepts=NUMBER, jvp=_reduce_prod_jvp, lowering=fold_lowering("prod")),
-    defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL,
+    defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL_OR_COMPLEX,
                  jvp=_chooser_jvp(reduce_max_p), lowering=fold_lowering("max")),
-    defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL,
+    defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL_OR_COMPLEX,
                  jvp=_chooser_jvp(reduce_min_p), lowering=fold_lowering("min")),
     defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=LOGICAL,
                  jvp=defjvp(reduce_and_p), lowering=fold_lowering("and")),
