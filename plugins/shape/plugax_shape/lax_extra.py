@@ -34,23 +34,30 @@ def _check_scalar_fill(name: str, fill_value: Any) -> None:
                         f"broadcasts an array fill")
 
 
+def _shape(shape: Any) -> tuple[int, ...]:
+    """A shape from an int or a sequence of ints (JAX accepts both)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    return tuple(operator.index(d) for d in shape)
+
+
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     """`fill_value` (a scalar) broadcast to `shape`; weakly typed when no dtype is given
     and the fill is a Python scalar, as in JAX."""
     _check_scalar_fill("full", fill_value)
-    return numpy_api.full(tuple(shape), fill_value, dtype)
+    return numpy_api.full(_shape(shape), fill_value, dtype)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
               ) -> Any:
     """`full` with x's shape and dtype (and weak type, when no dtype is given)."""
     _check_scalar_fill("full_like", fill_value)
-    return numpy_api.full_like(x, fill_value, dtype, None if shape is None else tuple(shape))
+    return numpy_api.full_like(x, fill_value, dtype, None if shape is None else _shape(shape))
 
 
 def empty(shape: Sequence[int], dtype: Any) -> Any:
     """An array of `shape` and `dtype` whose values do not matter: zeros, as in JAX."""
-    return numpy_api.full(tuple(shape), 0, dtype)
+    return numpy_api.full(_shape(shape), 0, dtype)
 
 
 def broadcast(operand: Any, sizes: Sequence[int]) -> Any:
@@ -100,8 +107,9 @@ def collapse(operand: Any, start_dimension: int, stop_dimension: int | None = No
 
 def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0) -> Any:
-    """`operand[start:limit:stride]` along `axis`; None and negative indices as in Python
-    slicing (JAX clamps them into range)."""
+    """`operand[start:limit:stride]` along `axis`: None means the whole axis, negative
+    indices count from the end; indices beyond the axis are an error (lax.slice's), as
+    in JAX."""
     shape = get_aval(operand).shape
     axis = operator.index(axis)
     if not -len(shape) <= axis < len(shape):
@@ -111,10 +119,10 @@ def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
     n = shape[axis]
     start = 0 if start_index is None else operator.index(start_index)
     limit = n if limit_index is None else operator.index(limit_index)
-    start = min(max(start + n if start < 0 else start, 0), n)
-    limit = min(max(limit + n if limit < 0 else limit, 0), n)
+    start = start + n if start < 0 else start
+    limit = limit + n if limit < 0 else limit
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
-    starts[axis], limits[axis], strides[axis] = start, max(limit, start), int(stride)
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
     return _lax().slice(operand, starts, limits, strides)
 
 
@@ -183,6 +191,9 @@ def tile(operand: Any, reps: Sequence[int]) -> Any:
 def dtype(x: Any) -> np.dtype:
     """The dtype of a value, not canonicalised (JAX's lax.dtype: a Python float is float64,
     an int int64 whatever x64 says)."""
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"lax.dtype: cannot determine the dtype of a {type(x).__name__}; "
+                        f"pass an array or a scalar")
     if isinstance(x, type) and issubclass(x, (bool, int, float, complex)):
         return np.dtype({bool: np.bool_, int: np.int64, float: np.float64,
                          complex: np.complex128}[x])

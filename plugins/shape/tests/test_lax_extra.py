@@ -82,6 +82,11 @@ def test_shape_helpers_errors_and_values():
         lax.tile(M, (2,))
     with pytest.raises(IndexError, match="out of bounds"):
         lax.index_in_dim(V, 5)
+    assert lax.full(3, 1.0).shape == (3,)          # an int shape, as JAX accepts
+    with pytest.raises(TypeError):                 # JAX does not clamp slice_in_dim
+        lax.slice_in_dim(V, 2, 10)
+    with pytest.raises(TypeError, match="dtype"):
+        lax.dtype([1, 2])
     assert lax.dtype(1.0) == np.float64 and lax.dtype(True) == np.bool_
     assert lax.dtype(np.ones(2, np.int8)) == np.int8 and lax.dtype(np.float16) == np.float16
     assert len(lax.unstack(X, -1)) == 4
