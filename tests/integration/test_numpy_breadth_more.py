@@ -72,7 +72,8 @@ def _mutated(fn):
 
 TABLE.update({
     "concat": (([X, W],), {"axis": 1}, (NOGRAD,), None),
-    "permute_dims": ((X3, (2, 0, 1)), {}, (NOVMAP,), None), "matrix_transpose": ((X3,), {}, (), None),
+    "permute_dims": ((X3, (2, 0, 1)), {}, (NOVMAP,), None),
+    "matrix_transpose": ((X3,), {}, (), None),
     "unstack": ((X,), {"axis": 1}, (NOVMAP,), None),
     "rollaxis": ((X3, 2), {}, (NOVMAP,), None),
     "copy": ((X,), {}, (), None), "empty": (((3, 4),), {}, (NOGRAD,), lambda s: np.zeros(s)),

@@ -8,7 +8,7 @@ functions, so jit, vmap and grad apply with no rules of their own.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
