@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import plugax
-from plugax.extend import (Primitive, RuleSet, ShapedArray, get_aval, named_axis_size,
-                           reduce_sum)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, declare_collective, get_aval,
+                           named_axis_size, reduce_sum)
 from plugax.testing import scoped_plugin
 
-count_p = Primitive("toy_count")   # how many members the named axis has, per member
+# how many members the named axis has, per member
+count_p = declare_collective(Primitive("toy_count"))
 
 
 def _vmap(ctx, args, dims, *, axes):
@@ -59,6 +60,13 @@ def test_names_are_dropped_after_an_error():
         plugax.vmap(fail, axis_name="k")(np.ones(2))
     with pytest.raises(NameError):
         named_axis_size("k")
+
+
+def test_only_collectives_run_their_rule_unbatched():
+    """reduce_sum's `axes=(0,)` is not an axis name, even under vmap(axis_name=0)."""
+    out = plugax.vmap(lambda x: reduce_sum(np.ones((2, 3), np.float32), (0,)), axis_name=0)(
+        np.ones(4))
+    np.testing.assert_array_equal(out, np.full((4, 3), 2.0))
 
 
 def test_unhashable_axis_name_is_refused():

@@ -8,6 +8,7 @@ inputs), so vmap works with no family loaded.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
@@ -19,7 +20,7 @@ from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
            "moveaxis", "broadcast_batched", "bdim_at_front", "all_front",
-           "named_axis_size", "rule_axis_name"]
+           "named_axis_size", "rule_axis_name", "declare_collective"]
 
 not_mapped = None
 
@@ -52,11 +53,21 @@ def rule_axis_name() -> Any:
     return _axis_env.rule_name
 
 
-def _names_axis(params: dict, name: Any) -> bool:
-    """Whether a primitive's params name the axis `name` (collectives carry `axes`, as
-    JAX's psum does, or `axis_name`): such a primitive acts across the batch even on
-    values that are not batched, so its rule must run."""
-    if name is None:
+_collectives: "weakref.WeakSet[core.Primitive]" = weakref.WeakSet()
+
+
+def declare_collective(primitive: core.Primitive) -> core.Primitive:
+    """Mark `primitive` as a collective: its params name vmap axes (`axes=(name, ...)`,
+    as JAX's psum, or `axis_name=name`), and under the vmap of such a name its batching
+    rule runs even when no operand is batched (a psum of a constant still sums over the
+    axis). Returns the primitive."""
+    _collectives.add(primitive)
+    return primitive
+
+
+def _names_axis(primitive: core.Primitive, params: dict, name: Any) -> bool:
+    """Whether `primitive` is a collective whose params name the axis `name`."""
+    if name is None or primitive not in _collectives:
         return False
     for key in ("axes", "axis_name"):
         named = params.get(key)
@@ -99,7 +110,8 @@ class BatchTrace(core.Trace):
         state.trace = self.parent
         outer_name = _axis_env.rule_name
         try:
-            if all(d is None for d in dims) and not _names_axis(params, self.axis_name):
+            if all(d is None for d in dims) and not _names_axis(primitive, params,
+                                                                 self.axis_name):
                 return primitive.bind(*vals, **params)
             rule = batching_rules.get(primitive)
             if rule is None:

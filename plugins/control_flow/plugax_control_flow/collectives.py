@@ -21,8 +21,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front, get_aval,
-                           instantiate, is_undefined_primal, named_axis_size)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front,
+                           declare_collective, get_aval, instantiate, is_undefined_primal,
+                           named_axis_size)
 
 __all__ = ["RULES", "LAX"]
 
@@ -335,6 +336,10 @@ def _single(abstract_eval: Callable | None = None) -> Callable:
     return rule
 
 
+for _p in (psum_p, pmax_p, pmin_p, all_gather_p, reduce_scatter_p, axis_index_p, ppermute_p,
+           all_to_all_p, pbroadcast_p):
+    declare_collective(_p)
+
 RULES = [
     RuleSet(psum_p, impl=_unbound(psum_p), abstract_eval=_same_avals, jvp=_psum_jvp,
             transpose=_psum_transpose, batching=_reduction_vmap(psum_p, _sum, _times_size),
@@ -420,9 +425,11 @@ def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 
 
 def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0,
-               tiled: bool = False) -> Any:
-    """Every member's `x` stacked along a new `axis` (concatenated along it when tiled)."""
+               tiled: bool = False, to: str = "varying") -> Any:
+    """Every member's `x` stacked along a new `axis` (concatenated along it when tiled).
+    (`to`, shard_map's varying-ness of the result, means nothing on a vmap axis.)"""
     _no_groups("all_gather", axis_index_groups)
+    del to
 
     def one(v):
         ndim = get_aval(v).ndim
