@@ -87,6 +87,10 @@ TABLE = {
     "max_axis": (lambda a: pnp.max(a, axis=0), lambda a: np.max(a, axis=0), (M,)),
     "min_axis": (lambda a: pnp.min(a, axis=1), lambda a: np.min(a, axis=1), (M,)),
     "ptp": (pnp.ptp, np.ptp, (M,)),
+    "sort": (pnp.sort, np.sort, (np.concatenate([Z, W, Z.real + 0.5j]),)),
+    "argsort": (pnp.argsort, lambda a: np.argsort(a, kind="stable"),
+                (np.concatenate([Z, W, Z.real + 0.5j]),)),
+    "unique": (lambda a: pnp.unique(a, size=2), np.unique, (np.concatenate([Z[:2], Z[:2]]) * 1j,)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 
@@ -271,3 +275,15 @@ def test_max_and_min_reductions_of_complex_with_the_kit():
     for fn in (lambda a: lax.reduce_max(a, (1,)), lambda a: lax.reduce_min(a, (0, 1))):
         ran = check_primitive(fn, M, transformations=False, lowering=True)
         assert "jvp" in ran and "lowering" in ran
+
+
+def test_sort_with_complex_keys_with_the_kit():
+    """lax.sort orders complex keys by real part, then imaginary part (as XLA's and
+    NumPy's): the kit checks jvp (the tangents follow the permutation), vmap, jit and
+    the lowering (the comparator compares the parts) against NumPy's lexsort. Distinct
+    real parts here (a tie makes the sort discontinuous along complex directions); the
+    ties broken by the imaginary part are in the table above."""
+    from plugax.testing import check_primitive
+    keys = np.concatenate([Z, W, Z.real + 0.3 + 0.5j]).astype(np.complex64)
+    ran = check_primitive(lambda a: lax.sort(a), keys, transformations=False, lowering=True)
+    assert "jvp" in ran and "lowering" in ran

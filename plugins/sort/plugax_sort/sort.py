@@ -50,11 +50,6 @@ def _sort_abstract_eval(ctx, *avals: ShapedArray, dimension, is_stable, num_keys
         raise _error(avals, f"needs a dimension in [0, {avals[0].ndim})",
                      "sort operands of rank >= 1 along an existing axis (lax.sort accepts "
                      "negative dimensions)", **params)
-    for a in avals[:num_keys]:
-        if a.dtype.kind == "c":
-            raise _error(avals, "does not sort complex keys yet",
-                         "sort the real and imaginary parts as two keys (num_keys=2)",
-                         **params)
     return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
 
 
@@ -62,7 +57,10 @@ def _numpy_keys(x: np.ndarray) -> list[np.ndarray]:
     """Keys for np.lexsort (primary first) giving JAX's order for one operand.
 
     A float becomes (is NaN, value with NaNs zeroed): NaNs go last and tie with each
-    other, and -0.0 == 0.0 already under NumPy's comparison."""
+    other, and -0.0 == 0.0 already under NumPy's comparison. A complex key is its real
+    part, then its imaginary part (lexicographic, NumPy's and XLA's order)."""
+    if x.dtype.kind == "c":
+        return _numpy_keys(np.real(x)) + _numpy_keys(np.imag(x))
     if _is_float(x.dtype):
         wide = x.astype(np.float32) if x.dtype.itemsize < 4 or x.dtype.name == "bfloat16" \
             else x
@@ -135,10 +133,16 @@ def _compare_type(ctx, dtype: np.dtype) -> Any:
 def _comparator(ctx, args: Sequence[Any], avals: Sequence[ShapedArray], num_keys: int) -> Any:
     """x < y lexicographically over the keys: lt(k0) | eq(k0) & (lt(k1) | eq(k1) & ...)."""
     hlo = ctx.hlo
+    keys = []     # (x, y, dtype) per compared key, primary first; complex: real, then imag
+    for i in range(num_keys):
+        dtype, x, y = avals[i].dtype, args[2 * i], args[2 * i + 1]
+        if dtype.kind == "c":
+            part = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
+            keys += [(hlo.real(x), hlo.real(y), part), (hlo.imag(x), hlo.imag(y), part)]
+        else:
+            keys.append((x, y, dtype))
     result = None
-    for i in reversed(range(num_keys)):
-        dtype = avals[i].dtype
-        x, y = args[2 * i], args[2 * i + 1]
+    for x, y, dtype in reversed(keys):
         if _is_float(dtype):
             x, y = _canonical_float(ctx, x, dtype), _canonical_float(ctx, y, dtype)
         ctype = _compare_type(ctx, dtype)
