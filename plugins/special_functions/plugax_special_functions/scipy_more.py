@@ -23,7 +23,7 @@ import plugax.lax as lax
 import plugax.numpy as pnp
 
 from .primitives import digamma_p, erfc_p, lgamma_p
-from .scipy_api import floats, ndtr
+from .scipy_api import floats, gammasgn, ndtr
 
 __all__ = ["SCIPY"]
 
@@ -365,6 +365,109 @@ def bessel_jn(z: Any, *, v: int, n_iter: int = 50) -> Any:
     return pnp.stack(out)
 
 
+def _rgamma(x: Any) -> Any:
+    """1 / Gamma(x), 0 at the poles (x = 0, -1, ...)."""
+    pole = (x <= 0) & (x == pnp.floor(x))
+    safe = pnp.where(pole, 0.5, x)
+    return pnp.where(pole, 0.0, gammasgn(safe) * pnp.exp(-lgamma_p.bind(safe)))
+
+
+def _f21_series(a: Any, b: Any, c: Any, z: Any, terms: int) -> Any:
+    """sum_k (a)_k (b)_k / ((c)_k k!) z^k, a fixed number of terms (a fori_loop)."""
+    def step(k, carry):
+        term, total = carry
+        kf = lax.convert_element_type(k, z.dtype)
+        term = term * (a + kf) * (b + kf) / ((c + kf) * (kf + 1.0)) * z
+        return term, total + term
+
+    one = pnp.ones_like(z)
+    return lax.fori_loop(0, terms, step, (one, one))[1]
+
+
+def _f21_near_one_integer(a: Any, b: Any, m: Any, w: Any, finite: int = 30,
+                          terms: int = 60) -> Any:
+    """F(a, b; a + b + m; 1 - w) for a whole m >= 0 (A&S 15.3.10-11): a finite sum of m
+    terms (at most `finite`) and a series with digamma terms, whose psi values advance by
+    psi(x + 1) = psi(x) + 1/x."""
+    c = a + b + m
+    head, t = pnp.zeros_like(w), pnp.ones_like(w)
+    for n in range(finite):
+        head = head + pnp.where(n < m, t, 0.0)
+        more = n + 1 < m              # (1 - m)_(n+1) = 0 at n = m - 1: no next term
+        t = pnp.where(more, t * (a + n) * (b + n) * w
+                      / ((n + 1.0) * pnp.where(more, n + 1.0 - m, 1.0)), 0.0)
+    head = head * pnp.exp(lgamma_p.bind(pnp.maximum(m, 1.0))) * gamma_ratio(
+        c, a + m, b + m)
+    log_w = pnp.log(w)
+    psi_n1, psi_nm1 = pnp.full_like(w, -_EULER), digamma_p.bind(m + 1.0)
+    psi_a, psi_b = digamma_p.bind(a + m), digamma_p.bind(b + m)
+
+    def step(i, carry):
+        tail, term, psi_n1, psi_nm1, psi_a, psi_b = carry
+        n = lax.convert_element_type(i, w.dtype)
+        tail = tail + term * (log_w - psi_n1 - psi_nm1 + psi_a + psi_b)
+        term = term * (a + m + n) * (b + m + n) * w / ((n + 1.0) * (n + m + 1.0))
+        return (tail, term, psi_n1 + 1.0 / (n + 1.0), psi_nm1 + 1.0 / (n + m + 1.0),
+                psi_a + 1.0 / (a + m + n), psi_b + 1.0 / (b + m + n))
+
+    term = pnp.exp(-lgamma_p.bind(m + 1.0))
+    tail = lax.fori_loop(0, terms, step, tuple(pnp.broadcast_arrays(
+        pnp.zeros_like(w), term, psi_n1, psi_nm1, psi_a, psi_b)))[0]
+    sign = pnp.where(pnp.fmod(m, 2.0) == 0, 1.0, -1.0)
+    lead = pnp.exp(lgamma_p.bind(c)) * gammasgn(c) * _rgamma(a) * _rgamma(b)
+    return head - sign * lead * w ** m * tail
+
+
+def gamma_ratio(c: Any, p: Any, q: Any) -> Any:
+    """Gamma(c) / (Gamma(p) Gamma(q)), 0 where p or q is a pole."""
+    return gammasgn(c) * pnp.exp(lgamma_p.bind(c)) * _rgamma(p) * _rgamma(q)
+
+
+def hyp2f1(a: Any, b: Any, c: Any, x: Any) -> Any:
+    """The Gauss hypergeometric function 2F1(a, b; c; x) for real x <= 1. x < 0 goes to
+    (0, 1) by Pfaff's transformation; z <= 0.9 (or a terminating series, a or b a
+    whole number down to -299) is summed directly; nearer 1, the
+    transformation to 1 - z (A&S 15.3.6), and when c - a - b is a whole number its
+    digamma form (15.3.10-11, after Euler's transformation if it is negative); the two
+    terms of 15.3.6 can cancel, costing float32 digits there (JAX sums the series up to
+    250 terms instead, which stops short of convergence near 1). x = 1:
+    Gauss's theorem; x > 1: NaN (the value is complex)."""
+    a, b, c, x = pnp.broadcast_arrays(*floats("hyp2f1", a, b, c, x))
+    neg = x < 0
+    xs = pnp.where(x < 1, x, 0.0)
+    z = pnp.where(neg, xs / (xs - 1.0), xs)
+    b = pnp.where(neg, c - b, b)
+    pre = pnp.where(neg, pnp.exp(-a * pnp.log1p(-xs)), 1.0)
+    # a or b a whole number <= 0: the series stops by itself, exact for any z
+    terminates = ((a <= 0) & (a == pnp.round(a))) | ((b <= 0) & (b == pnp.round(b)))
+    near = (z > 0.9) & ~terminates
+    direct = _f21_series(a, b, c, pnp.where(near, 0.0, z), 300)
+    w = pnp.where(near, 1.0 - z, 0.05)
+    d = c - a - b
+    # a whole c - a - b, up to rounding (a + b + 2 in float32 is not exactly 2 more)
+    whole = pnp.abs(d - pnp.round(d)) < 50 * float(np.finfo(np.dtype(x.dtype)).eps) * (
+        1.0 + pnp.abs(a) + pnp.abs(b) + pnp.abs(c))
+    dd = pnp.where(whole, 0.5, d)
+    first = gamma_ratio(c, c - a, c - b) * pnp.exp(lgamma_p.bind(dd)) * gammasgn(dd) * \
+        _f21_series(a, b, 1.0 - dd, w, 60)
+    second = gamma_ratio(c, a, b) * pnp.exp(lgamma_p.bind(-dd)) * gammasgn(-dd) * \
+        w ** dd * _f21_series(c - a, c - b, 1.0 + dd, w, 60)
+    # whole d: Euler's transformation makes it >= 0 (a, b -> c - a, c - b; factor w^d)
+    flip = d < 0
+    ae, be = pnp.where(flip, c - a, a), pnp.where(flip, c - b, b)
+    ae = pnp.where(whole, ae, 0.5)        # the unused branch's gammas and logs stay finite
+    be = pnp.where(whole, be, 0.5)
+    m = pnp.where(whole, pnp.abs(pnp.round(d)), 0.0)
+    integer = _f21_near_one_integer(ae, be, m, w) * pnp.where(flip, w ** pnp.where(
+        whole, pnp.round(d), 0.0), 1.0)
+    out = pre * pnp.where(near, pnp.where(whole, integer, first + second), direct)
+    d1 = c - a - b
+    at_one = pnp.where(d1 > 0, gamma_ratio(c, c - a, c - b) * pnp.exp(lgamma_p.bind(
+        pnp.where(d1 > 0, d1, 1.0))), np.inf)
+    out = pnp.where(x == 1, at_one, out)
+    return pnp.where(x > 1, np.nan, out)
+
+
 SCIPY = {fn.__name__: fn for fn in (
     erfcx, expn, exp1, expi, spence, dawsn, bernoulli, boxcox, boxcox1p, sici, fresnel,
-    hyp1f1, owens_t, bessel_jn)}
+    hyp1f1, hyp2f1, owens_t, bessel_jn)}
