@@ -56,6 +56,26 @@ def rule_axis_name() -> Any:
 _collectives: "weakref.WeakSet[core.Primitive]" = weakref.WeakSet()
 
 
+def _jaxprs_name_axis(values: Any, name: Any) -> bool:
+    """Whether any (closed) jaxpr among `values` (params, or tuples of them) has an
+    equation of a collective naming `name`, at any depth."""
+    from ..jaxpr.ir import ClosedJaxpr, Jaxpr
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            if _jaxprs_name_axis(value, name):
+                return True
+            continue
+        jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        if not isinstance(jaxpr, Jaxpr):
+            continue
+        for eqn in jaxpr.eqns:
+            if eqn.primitive in _collectives and _params_name(eqn.params, name):
+                return True
+            if _jaxprs_name_axis(eqn.params.values(), name):
+                return True
+    return False
+
+
 def declare_collective(primitive: core.Primitive) -> core.Primitive:
     """Mark `primitive` as a collective: its params name vmap axes (`axes=(name, ...)`,
     as JAX's psum, or `axis_name=name`), and under the vmap of such a name its batching
@@ -66,9 +86,17 @@ def declare_collective(primitive: core.Primitive) -> core.Primitive:
 
 
 def _names_axis(primitive: core.Primitive, params: dict, name: Any) -> bool:
-    """Whether `primitive` is a collective whose params name the axis `name`."""
-    if name is None or primitive not in _collectives:
+    """Whether `primitive` is a collective whose params name the axis `name`, or a
+    higher-order primitive (cond, scan, jit, ...) whose jaxprs hold one: its rule must
+    run, so that the collective inside sees the axis."""
+    if name is None:
         return False
+    if primitive not in _collectives:
+        return _jaxprs_name_axis(params.values(), name)
+    return _params_name(params, name)
+
+
+def _params_name(params: dict, name: Any) -> bool:
     for key in ("axes", "axis_name"):
         named = params.get(key)
         if named is not None and (named == name or (isinstance(named, tuple)

@@ -87,6 +87,24 @@ def test_compositions():
     np.testing.assert_allclose(g, np.stack([0 * x[0], 3 + 0 * x[0], 0 * x[0]]))
 
 
+@pytest.mark.parametrize("name, f, expected", [
+    # collectives inside cond/scan/while/jit whose operands are not batched: the
+    # higher-order primitive is still batched, so the collective sees the axis (JAX's
+    # values, recorded with jax 0.10.2)
+    ("cond", lambda x: lax.cond(True, lambda: lax.psum(1.0, "i"), lambda: 0.0) + x,
+     [3, 4, 5]),
+    ("scan", lambda x: lax.scan(lambda c, _: (c + lax.psum(1.0, "i"), None), 0.0, None,
+                                length=3)[0] + x, [9, 10, 11]),
+    ("while", lambda x: lax.while_loop(lambda c: c < 5.0, lambda c: c + lax.psum(1.0, "i"),
+                                       0.0) + x, [6, 7, 8]),
+    ("jit", lambda x: plugax.jit(lambda: lax.psum(1.0, "i"))() + x, [3, 4, 5]),
+    ("jit_grad", lambda x: plugax.jit(plugax.grad(lambda y: lax.psum(y * y, "i")))(2.0) + x,
+     [12, 13, 14]),
+])
+def test_collectives_in_unbatched_higher_order_primitives(name, f, expected):
+    np.testing.assert_allclose(_named(f)(np.arange(3.0, dtype=np.float32)), expected)
+
+
 def test_errors():
     with pytest.raises(NameError, match="unbound axis name: k"):
         lax.psum(1.0, "k")
@@ -94,6 +112,9 @@ def test_errors():
         _named(lambda a: lax.psum(a, "k"))(np.ones(3))
     with pytest.raises(NameError, match="unbound axis name"):
         plugax.jit(lambda a: lax.axis_index("i"))(1.0)
+    with pytest.raises(NameError, match="unbound axis name: j"):
+        _named(lambda a: lax.cond(True, lambda: lax.psum(1.0, "j"), lambda: 0.0) + a)(
+            np.ones(3))
     with pytest.raises(ValueError, match="permutation of all 3"):
         _named(lambda a: lax.ppermute(a, "i", [(0, 1)]))(np.ones(3))
     with pytest.raises(NotImplementedError, match="pmax"):
