@@ -34,7 +34,7 @@ TABLE = {
     "power_int": (lambda a: a ** 3, lambda a: a ** 3, (Z,)),
     "power_neg": (lambda a: a ** -2, lambda a: a ** -2.0, (Z,)),
     "power": (pnp.power, np.power, (Z, W)),
-    "reciprocal": (lambda a: 1 / a, lambda a: 1 / a, (Z,)),
+    "one_over": (lambda a: 1 / a, lambda a: 1 / a, (Z,)),
     **{n: (getattr(pnp, n), getattr(np, n), (Z,)) for n in (
         "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
         "arcsin", "arccos", "arctan", "arcsinh", "arctanh", "exp2", "log2", "log10",
@@ -91,6 +91,9 @@ TABLE = {
     "argsort": (pnp.argsort, lambda a: np.argsort(a, kind="stable"),
                 (np.concatenate([Z, W, Z.real + 0.5j]),)),
     "unique": (lambda a: pnp.unique(a, size=2), np.unique, (np.concatenate([Z[:2], Z[:2]]) * 1j,)),
+    "nan_to_num": (pnp.nan_to_num, np.nan_to_num,
+                   (np.array([complex(np.nan, 1), complex(np.inf, -np.inf), 1 + 2j], np.complex64),)),
+    "reciprocal": (pnp.reciprocal, np.reciprocal, (Z,)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 
@@ -111,6 +114,7 @@ def test_numpy_complex_matches_numpy_eager_and_jit(name):
     wide = [a.astype(np.complex128 if a.dtype.kind == "c" else np.float64) for a in args]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)    # astype complex -> real
         want = ref(*wide)
         eager = fn(*[pnp.asarray(a) for a in args])
         jitted = plugax.jit(fn)(*args)
@@ -121,6 +125,16 @@ def test_numpy_complex_matches_numpy_eager_and_jit(name):
         assert np.asarray(eager).dtype == np.complex64     # no widening with x64 off
     elif name in ("abs", "real", "imag", "angle", "var", "std", "astype_float"):
         assert np.asarray(eager).dtype == np.float32        # complex -> its real dtype
+
+
+def test_astype_complex_to_real_warns_as_jax():
+    z = pnp.asarray(Z)
+    with pytest.warns(DeprecationWarning, match="Casting from complex to real dtypes will soon"):
+        assert z.astype(np.float32).dtype == np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert z.astype(bool).dtype == np.bool_ and z.astype(np.complex64).dtype == np.complex64
+        assert lax.convert_element_type(z, np.float32).dtype == np.float32   # lax: silent
 
 
 def test_complex128_under_x64_and_complex64_without():

@@ -388,7 +388,13 @@ def clip(arr: Any, min: Any = None, max: Any = None) -> Any:
 
 
 def astype(x: Any, dtype: Any, /) -> Any:
-    """x converted to `dtype` (canonicalised, strongly typed)."""
+    """x converted to `dtype` (canonicalised, strongly typed). Complex to an integer or
+    real float keeps the real part, with JAX's DeprecationWarning (JAX will refuse it)."""
+    if _dtype(x).kind == "c" and np.dtype(dtype).kind in "iuf":
+        import warnings
+        warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
+                      "Please first use jnp.real or jnp.imag to take the real/imaginary "
+                      "component of your input.", DeprecationWarning, stacklevel=2)
     return S.convert(x, dtype, weak_type=False)
 
 

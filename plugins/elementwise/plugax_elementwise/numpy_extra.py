@@ -115,6 +115,10 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     dtype = get_aval(x).dtype
     if dtype.kind in "iub":
         return x
+    if dtype.kind == "c":   # each part on its own, as JAX's
+        part = lambda v: nan_to_num(v, nan=nan, posinf=posinf, neginf=neginf)  # noqa: E731
+        from .numpy_complex import imag, real
+        return plugax.lax.complex(part(real(x)), part(imag(x)))
     info = np.finfo(dtype)
     big = info.max if posinf is None else posinf
     small = info.min if neginf is None else neginf
@@ -131,8 +135,8 @@ def isposinf(x: Any) -> Any:
 
 
 def reciprocal(x: Any) -> Any:
-    return _N["true_divide"](1, x) if get_aval(x).dtype.kind == "f" else \
-        _N["floor_divide"](1, x)
+    return _N["floor_divide"](1, x) if get_aval(x).dtype.kind in "iub" else \
+        _N["true_divide"](1, x)   # floats (bfloat16 too) and complex: 1 / x
 
 
 def trunc(x: Any) -> Any:
