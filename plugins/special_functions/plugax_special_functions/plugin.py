@@ -3,13 +3,14 @@
 `primitives` holds the functions XLA has CHLO ops for (erf, erfc, erf_inv, lgamma,
 digamma, polygamma, zeta, bessel_i1e), `expanded` those JAX writes in lax code
 (igamma, igammac, igamma_grad_a, regularized_incomplete_beta, bessel_i0e), as
-decompositions; `lax_api`, `scipy_api` and `scipy_more` the front ends.
+decompositions; `lax_api`, `scipy_api`, `scipy_more` and `scipy_complex` (wofz)
+the front ends.
 """
 from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import expanded, lax_api, primitives, scipy_api, scipy_more
+from . import expanded, lax_api, primitives, scipy_api, scipy_complex, scipy_more
 
 
 @hookimpl
@@ -29,7 +30,8 @@ def plugax_primitive_rules() -> list[RuleSet]:
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax": lax_api.LAX, "scipy.special": {**scipy_api.SCIPY, **scipy_more.SCIPY}}
+    return {"lax": lax_api.LAX, "scipy.special": {**scipy_api.SCIPY, **scipy_more.SCIPY,
+                                                   **scipy_complex.SCIPY}}
 
 
 @hookimpl

@@ -100,3 +100,28 @@ def test_logsumexp_b_return_sign_and_where_under_jit():
     np.testing.assert_allclose(np.asarray(special.logsumexp(a, axis=1, where=where)),
                                np.log(np.exp(a[:, where].astype(np.float64)).sum(1)),
                                rtol=1e-6)
+
+
+def test_wofz_against_scipy_and_its_holomorphic_derivative():
+    """wofz is complex-valued, so it has its own test rather than a row of the table."""
+    import scipy.special as sc
+    from plugax.testing import x64
+    z = np.array([0.0, 1.0, -2.5, 1e-3j, 5 + 0.1j, -4 - 0.5j, 20 + 20j, 0.5 - 6j, 3 + 3.4j])
+    with x64():
+        out = special.wofz(z)
+        assert out.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(out), sc.wofz(z), rtol=1e-13)
+        # w'(z) = -2 z w(z) + 2i / sqrt(pi)
+        d = plugax.vmap(plugax.grad(special.wofz, holomorphic=True))(z)
+        np.testing.assert_allclose(np.asarray(d), -2 * z * sc.wofz(z) + 2j / np.sqrt(np.pi),
+                                   rtol=1e-10)
+    small = z.astype(np.complex64)
+    out32 = special.wofz(small)
+    assert out32.dtype == np.complex64 and special.wofz(np.float32(1.0)).dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(out32), sc.wofz(small.astype(complex)), rtol=1e-5)
+    if hasattr(plugax, "jit"):
+        np.testing.assert_allclose(np.asarray(plugax.jit(special.wofz)(small)),
+                                   np.asarray(out32), rtol=1e-5)
+    # the real part of w on the real line is exp(-x^2): JAX's grad of it
+    g = plugax.grad(lambda x: special.wofz(x).real)(np.float32(1.0))
+    assert abs(float(g) - (-2 * np.exp(-1.0))) < 1e-5
