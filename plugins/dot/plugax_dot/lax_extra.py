@@ -153,10 +153,11 @@ def ragged_dot_general(lhs: Any, rhs: Any, group_sizes: Any,
                        ragged_dot_dimension_numbers: RaggedDotDimensionNumbers,
                        precision: Any = None, preferred_element_type: Any = None,
                        group_offset: Any = None) -> Any:
-    """JAX's ragged_dot_general for its two unbatched modes: a ragged non-contracting lhs
-    dimension with an rhs group dimension (ragged_dot), and a ragged contracting
-    dimension (each group contracts its own slice; the result gains a leading group
-    axis)."""
+    """JAX's ragged_dot_general in its three modes: a ragged non-contracting lhs
+    dimension with an rhs group dimension (ragged_dot), a ragged contracting dimension
+    (each group contracts its own slice; the result gains a leading group axis), and a
+    ragged batch dimension (dot_general's values); batch dimensions are mapped over, with
+    group_sizes given per batch entry ([b..., g]) or shared ([g])."""
     import plugax.lax as lax
     import plugax.numpy as jnp
     if group_offset is not None:
@@ -172,9 +173,27 @@ def ragged_dot_general(lhs: Any, rhs: Any, group_sizes: Any,
                         f"{ragged}")
     r = ragged[0] % la.ndim
     g = get_aval(group_sizes).shape[-1]
-    if lb or rb:
-        raise NotImplementedError("ragged_dot_general with batch dimensions is not "
-                                  "supported by plugax yet; vmap ragged_dot instead")
+    if r in lb:          # a ragged batch dimension: each group is a run of batch entries,
+        # each multiplied as dot_general would (JAX's values)
+        return lax.dot_general(lhs, rhs, ((lc, rc), (lb, rb)), precision=precision,
+                               preferred_element_type=preferred_element_type)
+    if lb:               # batch dimensions: map over the first (group sizes per batch entry,
+        # or shared), the result's group axis (ragged contraction) staying in front
+        import plugax
+        bl, br = lb[0], rb[0]
+        sizes = jnp.asarray(group_sizes)
+        inner_dn = RaggedDotDimensionNumbers(
+            ((tuple(c - (c > bl) for c in lc), tuple(c - (c > br) for c in rc)),
+             (tuple(b - (b > bl) for b in lb[1:]), tuple(b - (b > br) for b in rb[1:]))),
+            (r - (r > bl),), tuple(d - (d > br) for d in (a % ra.ndim for a in groups)))
+        inner = lambda a, b, s: ragged_dot_general(  # noqa: E731
+            a, b, s, inner_dn, precision, preferred_element_type)
+        return plugax.vmap(inner, in_axes=(bl, br, 0 if sizes.ndim > 1 else None),
+                           out_axes=0 if r not in lc else 1)(lhs, rhs, sizes)
+    if get_aval(group_sizes).ndim != 1:
+        raise NotImplementedError("ragged_dot_general: group_sizes with dimensions other "
+                                  "than the batch dimensions and the groups is not "
+                                  "supported by plugax")
     mask = _group_mask(group_sizes, la.shape[r])
     dtype = preferred_element_type
     if r not in lc:      # ragged rows: every group's product, then pick each row's group

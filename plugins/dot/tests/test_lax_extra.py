@@ -89,3 +89,28 @@ def test_scaled_dot_matches_jax_to_bfloat16():
                                rtol=1e-5)
     with pytest.raises(TypeError, match="multiple"):
         lax.scaled_dot(lhs, rhs, lhs_scale=ls[:, :1].repeat(3, 1), rhs_scale=rs)
+
+
+def test_ragged_dot_general_with_batch_dimensions_matches_jax():
+    """The three modes with a batch dimension; values recorded with jax 0.10.2 in
+    ragged_batch_jax.json (group sizes per batch entry and shared)."""
+    import json
+    from pathlib import Path
+    rec = {k: np.array(v, np.float32) for k, v in json.loads(
+        (Path(__file__).parent / "ragged_batch_jax.json").read_text()).items()}
+    sizes = np.array([[2, 1, 2], [0, 4, 1]], np.int32)
+    rows = lax.RaggedDotDimensionNumbers((((2,), (2,)), ((0,), (1,))), (1,), (0,))
+    np.testing.assert_allclose(lax.ragged_dot_general(rec["L1"], rec["R1"], sizes, rows),
+                               rec["O1"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(lax.ragged_dot_general(rec["L1"], rec["R1"], sizes[0], rows),
+                               rec["O1s"], rtol=1e-5, atol=1e-5)
+    contracting = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (2,), ())
+    out = lax.ragged_dot_general(rec["L2"], rec["R2"], np.array([[2, 3], [4, 1]], np.int32),
+                                 contracting)
+    np.testing.assert_allclose(out, rec["O2"], rtol=1e-5, atol=1e-5)
+    batch = lax.RaggedDotDimensionNumbers((((2,), (1,)), ((0,), (0,))), (0,), ())
+    np.testing.assert_allclose(lax.ragged_dot_general(rec["L3"], rec["R3"],
+                                                      np.array([1, 2], np.int32), batch),
+                               rec["O3"], rtol=1e-5, atol=1e-5)
+    check_primitive(lambda a, b: lax.ragged_dot_general(a, b, sizes, rows), rec["L1"],
+                    rec["R1"])
