@@ -27,7 +27,7 @@ FLOORS = {
     "plugax": 0.37, "plugax.lax": 0.98, "plugax.numpy": 0.99, "plugax.nn": 0.91,
     "plugax.tree": 1.0, "plugax.tree_util": 0.94, "plugax.numpy.linalg": 0.93,
     "plugax.scipy.linalg": 0.62, "plugax.nn.initializers": 0.95, "plugax.random": 1.0,
-    "plugax.scipy.special": 0.98, "plugax.scipy.stats": 1.0, "plugax.numpy.fft": 1.0,
+    "plugax.scipy.special": 1.0, "plugax.scipy.stats": 1.0, "plugax.numpy.fft": 1.0,
 }
 
 

@@ -125,3 +125,35 @@ def test_wofz_against_scipy_and_its_holomorphic_derivative():
     # the real part of w on the real line is exp(-x^2): JAX's grad of it
     g = plugax.grad(lambda x: special.wofz(x).real)(np.float32(1.0))
     assert abs(float(g) - (-2 * np.exp(-1.0))) < 1e-5
+
+
+def test_sph_harm_y_against_scipy_under_jit_vmap_and_grad():
+    import scipy.special as sc
+    from plugax.testing import x64
+    rng = np.random.default_rng(0)
+    n, m = rng.integers(0, 6, 40), rng.integers(-6, 7, 40)
+    theta, phi = rng.uniform(0, np.pi, 40), rng.uniform(0, 2 * np.pi, 40)
+    with x64():
+        out = special.sph_harm_y(n, m, theta, phi)
+        assert out.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(out), sc.sph_harm_y(n, m, theta, phi),
+                                   atol=1e-13)
+        # d/dtheta of the real part against central differences
+        f = lambda t: pnp.sum(special.sph_harm_y(n, m, t, phi, n_max=5).real)
+        g = np.asarray(plugax.grad(f)(theta))
+        h = 1e-6
+        fd = (sc.sph_harm_y(n, m, theta + h, phi) - sc.sph_harm_y(n, m, theta - h, phi)).real
+        np.testing.assert_allclose(g, fd / (2 * h), rtol=1e-6, atol=1e-7)
+    t32, p32 = theta.astype(np.float32), phi.astype(np.float32)
+    eager = special.sph_harm_y(n, m, t32, p32)
+    assert eager.dtype == np.complex64
+    batched = plugax.vmap(lambda t, p: special.sph_harm_y(n, m, t, p, n_max=5))(
+        np.stack([t32, t32[::-1]]), np.stack([p32, p32[::-1]]))
+    np.testing.assert_allclose(np.asarray(batched[0]), np.asarray(eager), rtol=1e-6, atol=1e-7)
+    if hasattr(plugax, "jit"):
+        jitted = plugax.jit(lambda t, p: special.sph_harm_y(n, m, t, p, n_max=5))(t32, p32)
+        np.testing.assert_allclose(np.asarray(jitted), np.asarray(eager), atol=1e-6)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        special.sph_harm_y(n, m, theta, phi, diff_n=1)
+    with pytest.raises(TypeError, match="n_max must be given statically"):
+        plugax.vmap(lambda k: special.sph_harm_y(k, m, theta, phi))(np.stack([n, n]))
