@@ -94,7 +94,9 @@ def _fft_core(name: str, kind: FftType, a: Any, s: Sequence[int] | None,
         arr = arr[tuple(slice(n) for n in in_s)]                       # crop
         cropped = get_aval(arr).shape
         if tuple(cropped) != tuple(in_s):                                # zero-pad
-            arr = pnp.pad(arr, [(0, n - m) for n, m in zip(in_s, cropped)])
+            import plugax.lax as lax
+            zero = np.zeros((), get_aval(arr).dtype)
+            arr = lax.pad(arr, zero, [(0, n - m, 0) for n, m in zip(in_s, cropped)])
     elif kind == FftType.IRFFT:
         s = [shape[axis] for axis in axes[:-1]]
         if axes:
