@@ -94,6 +94,7 @@ TABLE = {
     "nan_to_num": (pnp.nan_to_num, np.nan_to_num,
                    (np.array([complex(np.nan, 1), complex(np.inf, -np.inf), 1 + 2j], np.complex64),)),
     "reciprocal": (pnp.reciprocal, np.reciprocal, (Z,)),
+    "logaddexp": (pnp.logaddexp, lambda a, b: np.log(np.exp(a) + np.exp(b)), (Z, W)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }
 
@@ -261,10 +262,16 @@ def test_jvp_of_complex_functions_matches_finite_differences():
     (lambda: lax.real(X), "'real' does not accept dtype float32"),
     (lambda: lax.complex(Z, Z), "'complex' needs two operands of one dtype"),
     (lambda: pnp.cbrt(Z), "'cbrt' does not accept dtype complex64"),
+    (lambda: pnp.fabs(Z), "ufunc 'fabs' does not support complex dtypes"),
 ])
 def test_complex_errors_are_jaxs(call, message):
     with pytest.raises(TypeError, match=message.replace("(", r"\(")):
         call()
+
+
+def test_hypot_of_complex_is_refused_as_jax():
+    with pytest.raises(ValueError, match="jnp.hypot is not well defined for complex-valued"):
+        pnp.hypot(Z, W)
 
 
 def test_complex_dtype_names_are_numpys_scalar_types():

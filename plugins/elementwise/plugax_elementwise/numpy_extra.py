@@ -39,6 +39,12 @@ def logaddexp(x1: Any, x2: Any) -> Any:
     """log(exp(x1) + exp(x2)), without overflow."""
     x1, x2 = _inexact(x1), _inexact(x2)
     amax = _N["maximum"](x1, x2)
+    if get_aval(amax).dtype.kind == "c":   # JAX's complex branch: the phase wrapped to [-pi, pi]
+        from .numpy_complex import imag, real
+        delta = _N["subtract"](_N["add"](x1, x2), _N["multiply"](amax, 2))
+        out = amax + _N["log1p"](_N["exp"](delta))
+        phase = _N["remainder"](_N["add"](imag(out), np.pi), 2 * np.pi)
+        return plugax.lax.complex(real(out), _N["subtract"](phase, np.pi))
     delta = _N["subtract"](x1, x2)
     return _N["where"](_isnan(delta), _N["add"](x1, x2),
                        amax + _N["log1p"](_N["exp"](-_N["abs"](delta))))
@@ -61,7 +67,12 @@ def logaddexp2(x1: Any, x2: Any) -> Any:
 
 def hypot(x1: Any, x2: Any) -> Any:
     """sqrt(x1**2 + x2**2) without overflow: the larger magnitude is factored out."""
-    a, b = _N["abs"](_inexact(x1)), _N["abs"](_inexact(x2))
+    x1, x2 = _inexact(x1), _inexact(x2)
+    if get_aval(x1).dtype.kind == "c" or get_aval(x2).dtype.kind == "c":
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using jnp.real or "
+                         "jnp.imag to take the real or imaginary components respectively.")
+    a, b = _N["abs"](x1), _N["abs"](x2)
     big, small = _N["maximum"](a, b), _N["minimum"](a, b)
     safe_big = _N["where"](_N["equal"](big, 0), 1.0, big)
     ratio = _N["where"](_N["equal"](big, 0), 0.0, small / safe_big)

@@ -91,6 +91,8 @@ def _inexact(name: str, *xs: Any) -> list:
 def fabs(x: Any, /) -> Any:
     """|x| as a float (integers are converted first, as JAX's)."""
     (x,) = _inexact("fabs", x)
+    if x.dtype.kind == "c":   # NumPy's ufunc and JAX refuse complex (abs is the magnitude)
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
     return pnp.abs(x)
 
 
