@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "zeta", "polygamma", "bessel_i1e",
-           "bessel_i0e", "bessel_ie", "rounded"]
+           "bessel_i0e", "bessel_ie", "rounded", "EULER_MACLAURIN"]
 
 
 def rounded(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -127,7 +127,8 @@ def _bernoulli_even(count: int) -> list[float]:
     return [float(b[2 * j] / math.factorial(2 * j)) for j in range(1, count + 1)]
 
 
-_EM = _bernoulli_even(12)
+EULER_MACLAURIN = _bernoulli_even(12)   # B_2j / (2j)!, j = 1 .. 12
+_EM = EULER_MACLAURIN
 
 
 def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:

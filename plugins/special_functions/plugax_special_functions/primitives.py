@@ -99,6 +99,16 @@ def _polygamma_dx(g: Any, ans: Any, m: Any, x: Any) -> Any:
     return lax.mul(g, polygamma_p.bind(lax.add(m, const(m, 1.0)), x))
 
 
+def _polygamma_dm(g: Any, ans: Any, m: Any, x: Any) -> Any:
+    raise ValueError("polygamma: the gradient with respect to the order m is not supported "
+                     "(as in JAX); m is a whole number")
+
+
+def _zeta_ds(g: Any, ans: Any, s: Any, q: Any) -> Any:
+    raise ValueError("lax.zeta: the gradient with respect to s is not supported (as in JAX's "
+                     "lax.zeta); plugax.scipy.special.zeta differentiates in both arguments")
+
+
 def _zeta_dq(g: Any, ans: Any, s: Any, q: Any) -> Any:
     """d/dq zeta(s, q) = -s zeta(s + 1, q) (each term (k + q)^-s differentiated)."""
     return lax.mul(g, lax.neg(lax.mul(s, zeta_p.bind(lax.add(s, const(s, 1.0)), q))))
@@ -112,14 +122,14 @@ def _broadcast_term(term: Any, ans: Any) -> Any:
 
 
 # polygamma(m, x) and zeta(s, q): the order m and the exponent s are not differentiated
-# (JAX raises for m; zeta has no derivative in s that XLA computes).
+# here (JAX raises for both; scipy.special.zeta gives the derivative in s itself).
 POLYGAMMA = defbroadcasting(polygamma_p, nm.rounded(nm.polygamma),
                             dtype_rule=floats(polygamma_p),
-                            jvp=defjvp(polygamma_p, None, _polygamma_dx,
+                            jvp=defjvp(polygamma_p, _polygamma_dm, _polygamma_dx,
                                        fix_term=_broadcast_term),
                             lowering=chlo("polygamma"))
 ZETA = defbroadcasting(zeta_p, nm.rounded(nm.zeta), dtype_rule=floats(zeta_p),
-                       jvp=defjvp(zeta_p, None, _zeta_dq, fix_term=_broadcast_term),
+                       jvp=defjvp(zeta_p, _zeta_ds, _zeta_dq, fix_term=_broadcast_term),
                        lowering=chlo("zeta"))
 
 RULES = [*(_unary(*row) for row in _UNARY), POLYGAMMA, ZETA]

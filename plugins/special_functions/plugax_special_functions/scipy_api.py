@@ -14,9 +14,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+import plugax
 import plugax.lax as lax
 import plugax.numpy as pnp
 from plugax.extend import promote_args
+
+from .numpy_math import EULER_MACLAURIN as _EM_COEFFS
 
 from .expanded import igamma_p, igammac_p, regularized_incomplete_beta_p, bessel_i0e_p
 from .primitives import (bessel_i1e_p, digamma_p, erf_inv_p, erf_p, erfc_p, lgamma_p,
@@ -61,8 +64,42 @@ def polygamma(n: Any, x: Any) -> Any:
 
 
 def zeta(x: Any, q: Any = None) -> Any:
-    """The Hurwitz zeta function sum_k (k + q)^-x; Riemann's (q = 1) when q is None."""
-    return zeta_p.bind(*floats("zeta", x, 1 if q is None else q))
+    """The Hurwitz zeta function sum_k (k + q)^-x; Riemann's (q = 1) when q is None
+    (SciPy's; JAX raises for q=None). Differentiable in both arguments (as JAX's)."""
+    return _zeta(*floats("zeta", x, 1 if q is None else q))
+
+
+@plugax.custom_jvp
+def _zeta(x: Any, q: Any) -> Any:
+    return zeta_p.bind(x, q)
+
+
+def _zeta_euler_maclaurin(x: Any, q: Any, shift: int = 16, terms: int = 10) -> Any:
+    """zeta(x, q) by Euler-Maclaurin with a fixed shift, written with differentiable
+    operations: its derivative in x is the derivative of zeta in x (for q > 0 and x up
+    to about 2 pi (q + shift), where the correction series converges)."""
+    total = pnp.zeros_like(x * q)
+    for k in range(shift):
+        total = total + pnp.exp(-x * pnp.log(q + k))
+    a = q + shift
+    log_a = pnp.log(a)
+    out = total + pnp.exp((1.0 - x) * log_a) / (x - 1.0) + 0.5 * pnp.exp(-x * log_a)
+    rising = x
+    for j, c in enumerate(_EM_COEFFS[:terms]):
+        out = out + c * rising * pnp.exp((-x - 2 * j - 1) * log_a)
+        rising = rising * (x + 2 * j + 1) * (x + 2 * j + 2)
+    return out
+
+
+@_zeta.defjvp
+def _zeta_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """d/dq = -x zeta(x + 1, q); d/dx through the Euler-Maclaurin form (JAX: a series)."""
+    (x, q), (tx, tq) = primals, tangents
+    out = _zeta(x, q)
+    safe = pnp.where(q > 0, q, 1.0)
+    _, dx = plugax.jvp(lambda s: _zeta_euler_maclaurin(s, safe), (x,), (tx,))
+    dx = pnp.where(q > 0, dx, np.nan)
+    return out, dx - tq * x * _zeta(x + 1.0, q)
 
 
 def gammainc(a: Any, x: Any) -> Any:

@@ -65,6 +65,13 @@ def test_unsupported_derivatives_and_options_raise_as_jax():
         plugax.grad(lambda a: lax.betainc(a, np.float32(2), np.float32(0.5)))(np.float32(1.0))
     g = plugax.grad(lambda x: lax.betainc(np.float32(2), np.float32(3), x))(np.float32(0.5))
     assert abs(float(g) - 12 * 0.5 * 0.25) < 1e-5          # x (1-x)^2 / B(2, 3)
+    with pytest.raises(ValueError, match="polygamma: the gradient with respect to the order"):
+        plugax.grad(lax.polygamma)(np.float32(1.0), np.float32(2.0))
+    with pytest.raises(ValueError, match="lax.zeta: the gradient with respect to s"):
+        plugax.grad(lax.zeta)(np.float32(3.0), np.float32(2.0))
+    # scipy.special.zeta differentiates in s (JAX's value, float32)
+    assert abs(float(plugax.grad(special.zeta)(np.float32(3.0), np.float32(2.0)))
+               - (-0.19812626)) < 1e-6
     with pytest.raises(NotImplementedError, match="exact=True"):
         special.factorial(3, exact=True)
     with pytest.raises(ValueError, match="multigammaln: d must be a positive integer"):

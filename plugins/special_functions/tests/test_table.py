@@ -61,7 +61,7 @@ ROWS: dict[str, Row] = {
     "gammaln": Row(special.gammaln, sc.gammaln, (NEG,), (0,), rtol32=1e-4),
     "digamma": Row(special.digamma, sc.digamma, (NEG,), (0,), rtol32=1e-4),
     "polygamma": Row(special.polygamma, sc.polygamma, (ORD, POS), (1,), rtol32=1e-4),
-    "zeta": Row(special.zeta, sc.zeta, (S, POS), (1,)),
+    "zeta": Row(special.zeta, sc.zeta, (S, POS), (0, 1)),
     "gammainc": Row(special.gammainc, sc.gammainc, (A, XG), (0, 1), rtol=1e-8),
     "gammaincc": Row(special.gammaincc, sc.gammaincc, (A, XG), (0, 1), rtol=1e-8,
                      rtol32=1e-4),
