@@ -94,6 +94,8 @@ TABLE = {
     "nan_to_num": (pnp.nan_to_num, np.nan_to_num,
                    (np.array([complex(np.nan, 1), complex(np.inf, -np.inf), 1 + 2j], np.complex64),)),
     "reciprocal": (pnp.reciprocal, np.reciprocal, (Z,)),
+    "arctan2": (pnp.arctan2, lambda a, b: -1j * np.log((b + 1j * a) / np.sqrt(a * a + b * b)),
+                (Z, W)),
     "logaddexp": (pnp.logaddexp, lambda a, b: np.log(np.exp(a) + np.exp(b)), (Z, W)),
     "sort_complex": (pnp.sort_complex, np.sort_complex, (np.concatenate([Z, W, Z.real + 0j]),)),
 }

@@ -120,8 +120,17 @@ def _atan2_scale(x: Any, y: Any) -> Any:
     return add(square_p.bind(x), square_p.bind(y))
 
 
+def _atan2_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """np.arctan2; for complex operands (which it lacks) XLA's definition,
+    -i log((y + i x) / sqrt(x^2 + y^2)), which is what stablehlo.atan2 computes."""
+    if x.dtype.kind != "c":
+        return np.arctan2(x, y)
+    with np.errstate(all="ignore"):
+        return (-1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))).astype(x.dtype)
+
+
 ATAN2 = defbroadcasting(
-    atan2_p, np.arctan2, dtype_rule=float_dtype(atan2_p), lowering=L.binary("atan2"),
+    atan2_p, _atan2_impl, dtype_rule=inexact_dtype(atan2_p), lowering=L.binary("atan2"),
     jvp=defjvp_bcast(atan2_p, lambda g, ans, x, y: mul(g, div(y, _atan2_scale(x, y))),
                      lambda g, ans, x, y: mul(g, div(neg(x), _atan2_scale(x, y)))))
 

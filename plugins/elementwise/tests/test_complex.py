@@ -25,7 +25,8 @@ UNARY = [A.neg_p, A.abs_p, A.square_p, T.exp_p, T.exp2_p, T.log_p, T.log1p_p,
          T.expm1_p, T.sqrt_p, T.rsqrt_p, T.sin_p, T.cos_p, T.tan_p, T.asin_p, T.acos_p,
          T.atan_p, T.sinh_p, T.cosh_p, T.tanh_p, T.asinh_p, T.acosh_p, T.atanh_p,
          T.logistic_p]
-BINARY = [A.add_p, A.sub_p, A.mul_p, A.div_p, T.pow_p, L.eq_p, L.ne_p, A.max_p, A.min_p]
+BINARY = [A.add_p, A.sub_p, A.mul_p, A.div_p, T.pow_p, L.eq_p, L.ne_p, A.max_p, A.min_p,
+          T.atan2_p]
 
 
 def _check(prim, *args, **params):
