@@ -8,11 +8,7 @@ from .numpy_dtypes import *  # noqa: F401,F403  (dtype names and helpers, as JAX
 
 
 # JAX names plugax leaves out on purpose, and why (the error says so)
-_ABSENT = {
-    "roots": "it needs the eigenvalues of a general (non-symmetric) companion matrix, and "
-             "plugax's linalg family has no general eigensolver (jnp.linalg.eig) yet; "
-             "polynomials of degree <= 2 can be solved in closed form",
-}
+_ABSENT: dict[str, str] = {}
 
 
 def __getattr__(name: str):

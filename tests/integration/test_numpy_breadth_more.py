@@ -436,11 +436,11 @@ def test_reductions_breadth_follows_jax():
     # polynomial edge cases and errors
     np.testing.assert_allclose(pnp.polyval(pnp.polyint(V), 1.0) - pnp.polyval(pnp.polyint(V), 0.),
                                np.polyval(np.polyint(V), 1.0), rtol=1e-5)
-    with pytest.raises(NotImplementedError, match="general eigensolver"):
-        pnp.poly(np.eye(2))
-    with pytest.raises(AttributeError, match="JAX's roots is not supported because it needs "
-                                             "the eigenvalues of a general"):
-        pnp.roots(V)
+    # poly of a square matrix and roots go through the general eigensolver (complex)
+    np.testing.assert_allclose(pnp.poly(np.array([[1., 2.], [3., 4.]])), [1, -5, -2],
+                               atol=1e-5)
+    np.testing.assert_allclose(np.sort_complex(np.asarray(pnp.roots(np.array([1., -6, 11, -6])))),
+                               [1, 2, 3], atol=1e-4)
     np.testing.assert_array_equal(pnp.packbits(np.array([1, 0, 1]), bitorder="little"),
                                   np.packbits(np.array([1, 0, 1]), bitorder="little"))
     assert not bool(pnp.array_equiv(np.ones(2), np.ones(3)))

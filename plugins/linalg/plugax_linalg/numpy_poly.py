@@ -5,8 +5,8 @@ Lengths are static (the coefficient arrays' shapes), so all of them trace; `poly
 solves the scaled Vandermonde least-squares problem with this family's lstsq, which
 is why they live in the linalg family. Products of polynomials are a scatter-add of
 the outer product of the coefficients (static indices i + j).
-`roots` is deliberately absent: it needs the eigenvalues of a general (non-symmetric)
-companion matrix, which plugax's linalg family does not have (docs/faq.md).
+`poly` of a square matrix (its characteristic polynomial) and `roots` (in `eig`)
+go through the general eigensolver, as in JAX.
 """
 from __future__ import annotations
 
@@ -38,13 +38,14 @@ def _convolve_full(a: Any, b: Any) -> Any:
 
 
 def poly(seq_of_zeros: Any) -> Any:
-    """The monic polynomial with the given roots (a 1-d sequence)."""
+    """The monic polynomial with the given roots (a 1-d sequence), or the characteristic
+    polynomial of a square matrix (from its eigenvalues, so complex, as in JAX)."""
     (z,) = _inexact("poly", seq_of_zeros)
     shape = get_aval(z).shape
     if len(shape) == 2 and shape[0] == shape[1] and shape[0]:
-        raise NotImplementedError("poly of a square matrix needs its eigenvalues (a general "
-                                  "eigensolver), which plugax's linalg family does not have; "
-                                  "pass the roots")
+        from .eig import eigvals      # the characteristic polynomial: complex, as in JAX
+        z = eigvals(z)
+        shape = get_aval(z).shape
     if len(shape) != 1:
         raise ValueError(f"poly: input must be 1d or non-empty square 2d array; got shape "
                          f"{shape}")

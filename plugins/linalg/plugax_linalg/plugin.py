@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import ad, extra_api, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
+from . import ad, eig as E, extra_api, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
 
 
 @hookimpl
@@ -23,13 +23,18 @@ def plugax_primitive_rules() -> list:
     return [RuleSet(p, impl=P.IMPL[p], abstract_eval=P.ABSTRACT_EVAL[p], jvp=ad.JVP[p],
                     batching=P.BATCHING[p], transpose=ad.TRANSPOSE.get(p),
                     lowering={"default": lowering.LOWERING[p]})
-            for p in P.IMPL]
+            for p in P.IMPL] + [
+        RuleSet(E.eig_p, impl=E.RULES["impl"], abstract_eval=E.RULES["abstract_eval"],
+                jvp=E.RULES["jvp"], batching=E.RULES["batching"],
+                lowering={"default": E.RULES["lowering"]})]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax.linalg": dict(lax_api.LAX_LINALG), "numpy": dict(numpy_poly.NUMPY),
-            "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA},
+    return {"lax.linalg": {**lax_api.LAX_LINALG, **E.LAX_LINALG},
+            "numpy": {**numpy_poly.NUMPY, **E.NUMPY},
+            "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA,
+                             **E.NUMPY_LINALG},
             "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA}}
 
 
