@@ -82,8 +82,15 @@ def _fft_core(name: str, kind: FftType, a: Any, s: Sequence[int] | None,
         raise ValueError(f"plugax.numpy.fft.{name} does not support repeated axes. Got axes "
                          f"{axes}.")
     if orig_axes is not None:
-        arr = pnp.moveaxis(arr, tuple(orig_axes), tuple(range(ndim - len(axes), ndim)))
+        for a in orig_axes:
+            if not -ndim <= a < ndim:
+                raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+        orig_axes = tuple(a % ndim for a in orig_axes)
         axes = tuple(range(ndim - len(axes), ndim))
+        if orig_axes == axes:
+            orig_axes = None       # already the trailing axes: no transposes in the program
+        else:
+            arr = pnp.moveaxis(arr, orig_axes, axes)
     shape = tuple(get_aval(arr).shape)
     if s is not None:
         in_s = list(shape)

@@ -103,6 +103,8 @@ def test_lax_fft_converts_like_jax_and_errors_name_the_mistake():
         pfft.fftn(Z, s=(2, 3), axes=(0,))
     with pytest.raises(ValueError, match="does not support repeated axes"):
         pfft.fftn(Z, axes=(1, 1))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
+        pfft.fft(Z, axis=2)
     with pytest.raises(ValueError, match="Invalid norm value"):
         pfft.fft(Z, norm="sideways")
     with pytest.raises(ValueError, match="only takes an int"):
