@@ -32,6 +32,14 @@ from .interpreters.builtin import transformations_plugin
 from .structural import structural_plugin
 from .loader.registry import registry, plugin_api_version
 from . import tree_util, tree, numpy, lax, dtypes, test_util
+from .toplevel import (enable_x64, default_prng_impl, threefry_partitionable, clear_caches,
+                       closure_convert, custom_gradient, fwd_and_bwd, ensure_compile_time_eval,
+                       host_count, host_id, host_ids, process_indices, print_environment_info,
+                       copy_to_host_async, numpy_rank_promotion, numpy_dtype_promotion,
+                       default_matmul_precision, legacy_prng_key, enable_custom_prng,
+                       debug_key_reuse, check_tracer_leaks, enable_checks, transfer_guard,
+                       transfer_guard_host_to_device, transfer_guard_device_to_host,
+                       transfer_guard_device_to_device)
 
 __version__ = "0.1.0"
 
@@ -43,9 +51,26 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "custom_vjp", "registry", "plugin_api_version",
            "tree_util", "tree", "numpy", "lax", "dtypes", "test_util", "jacobian",
            "ShapeDtypeStruct", "eval_shape", "typeof", "checkpoint", "remat",
-           "checkpoint_policies", "disable_jit", "named_call", "named_scope", "float0"]
+           "checkpoint_policies", "disable_jit", "named_call", "named_scope", "float0",
+           "enable_x64", "default_prng_impl", "threefry_partitionable", "clear_caches",
+           "closure_convert", "custom_gradient", "fwd_and_bwd", "ensure_compile_time_eval",
+           "host_count", "host_id", "host_ids", "process_indices", "print_environment_info",
+           "copy_to_host_async", "numpy_rank_promotion", "numpy_dtype_promotion",
+           "default_matmul_precision", "legacy_prng_key", "enable_custom_prng",
+           "debug_key_reuse", "check_tracer_leaks", "enable_checks", "transfer_guard",
+           "transfer_guard_host_to_device", "transfer_guard_device_to_host",
+           "transfer_guard_device_to_device"]
 
 registry.add_builtin(transformations_plugin, "transformations")
 registry.add_builtin(structural_plugin, "structural")
 registry.add_builtin(kernel_plugin, "kernel")
 registry.load_entry_points()
+
+
+def __getattr__(name: str):
+    """JAX's top-level names plugax leaves out on purpose say why (toplevel.ABSENT)."""
+    from .toplevel import ABSENT
+    if name in ABSENT:
+        raise AttributeError(f"plugax has no {name!r}; JAX's {name} is not supported because "
+                             f"{ABSENT[name]}")
+    raise AttributeError(f"module 'plugax' has no attribute {name!r}")

@@ -266,8 +266,13 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
     from plugax.lax import dynamic_slice
     rolled = dynamic_slice(jnp.concatenate([p, p]), (lead.astype(np.int32),), (n,))
     r = _roots_no_zeros(rolled)                       # p rolled left by `lead`
-    order = jnp.argsort((r == 0).astype(np.int32), stable=True)   # zero roots last
-    r = r[order]
+    # zero roots last, the others in order (a stable partition by scatter, not a sort:
+    # the sort family is not among linalg's requirements)
+    zero_root = (r == 0).astype(np.int32)
+    nonzero = 1 - zero_root
+    target = jnp.where(zero_root == 1, jnp.sum(nonzero) + jnp.cumsum(zero_root) - 1,
+                       jnp.cumsum(nonzero) - 1)
+    r = jnp.zeros_like(r).at[target].set(r)
     m = get_aval(r).shape[0]
     nan = np.array(complex(np.nan, np.nan), get_aval(r).dtype)
     return jnp.where(jnp.arange(m) < m - lead, r, nan)
