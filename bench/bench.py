@@ -343,6 +343,24 @@ def jit_fori_loop(impl: str) -> float:
     return best_per_call(lambda: block(impl, f(x)), repeat=5)
 
 
+@workload("eager_scan_1e4", unit="ms", targets={"jax": 1.1})
+def eager_scan_1e4(impl: str) -> float:
+    """Eager (no jit) lax.scan of 10,000 steps, tanh(0.9 c + x) on float32[16], again with
+    the same body (what a loop of eager calls pays: JAX compiles it once, so do we)."""
+    lib, xnp = importlib.import_module(impl), numpy_like(impl)
+    lax = importlib.import_module(f"{impl}.lax")
+    rng = np.random.default_rng(3)
+    xs = as_array(impl, rng.standard_normal((10000, 16)).astype(np.float32))
+    c0 = as_array(impl, np.zeros(16, np.float32))
+
+    def step(c, x):
+        c = xnp.tanh(c * 0.9 + x)
+        return c, c.sum()
+
+    block(impl, lax.scan(step, c0, xs))
+    return best_per_call(lambda: block(impl, lax.scan(step, c0, xs)), repeat=5)
+
+
 # --- the array families' sections (bench/workloads_<family>.py) ---------------
 def load_family_sections() -> None:
     """Run each `bench/workloads_*.py` in this module's namespace, so a family's

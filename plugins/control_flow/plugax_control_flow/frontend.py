@@ -11,6 +11,7 @@ alone; as in JAX, nothing is converted and the outputs take branch 0's types.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ from plugax.extend import ShapedArray, get_aval
 from .common import (check_same_types, is_static, join_weak, permute_invars, strong,
                      trace_function, types_str, with_ignored_invars)
 from .cond import cond_p
+from .eager import MISS, eager_front_call
 from .scan import scan_p
 from .while_loop import while_p
 
@@ -138,6 +140,15 @@ def _strong_outputs(fun: Callable, avals: list) -> Callable:
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """Repeat `val = body_fun(val)` while `cond_fun(val)`; one `while` eqn."""
+    try:
+        static = ("while", weakref.ref(cond_fun))
+    except TypeError:
+        static = None
+    if static is not None:
+        out = eager_front_call(body_fun, static, lambda fun: (
+            lambda init: while_loop(cond_fun, fun(), init)), (init_val,))
+        if out is not MISS:   # eager: one cached jitted call (eager.py)
+            return out
     init_flat, carry_tree = tu.tree_flatten(init_val)
     in_tree = tu.tree_structure((init_val,))  # the functions take the carry as one argument
     body, body_consts, out_tree = trace_function(body_fun, in_tree, _carry_avals(init_flat))
@@ -164,6 +175,11 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
     With static bounds (Python ints or concrete values) this is a `scan` of
     known length, so reverse-mode differentiation works; otherwise a `while`.
     """
+    if type(lower) is int and type(upper) is int:
+        out = eager_front_call(body_fun, ("fori", lower, upper), lambda fun: (
+            lambda init: fori_loop(lower, upper, fun(), init)), (init_val,))
+        if out is not MISS:   # eager: one cached jitted call (eager.py)
+            return out
     dtype = _bound_dtype(lower, upper)
     if is_static(lower) and is_static(upper):
         lo, hi = int(lower), int(upper)
@@ -202,6 +218,10 @@ def _as_bound(x: Any, dtype: np.dtype) -> Any:
 def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
          reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, ys)."""
+    out = eager_front_call(f, ("scan", length, reverse, unroll), lambda fun: (
+        lambda init, xs: scan(fun(), init, xs, length, reverse, unroll)), (init, xs))
+    if out is not MISS:   # eager: one cached jitted call (eager.py)
+        return out
     xs_flat, xs_tree = tu.tree_flatten(xs)
     length = _scan_length(xs_flat, length)
     x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in map(get_aval, xs_flat)]

@@ -15,13 +15,25 @@ from plugax.extend import (Primitive, ShapedArray, Zero, batch_jaxpr, broadcast_
 
 from .common import (fixpoint, join_weak, materialize, permute_invars, permute_outvars,
                      run_closed, same_type, split)
+from .eager import compiled_loop
 
 __all__ = ["scan_p", "scan_impl", "scan_abstract_eval", "scan_jvp", "scan_vmap"]
 
 scan_p = Primitive("scan", multiple_results=True)
 
 
-def scan_impl(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
+def scan_impl(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, **params):
+    # compiled once per signature, as JAX does (eager.py); step by step only where not
+    outs = compiled_loop(scan_p, jaxpr, args, dict(
+        params, jaxpr=jaxpr, length=length, reverse=reverse, num_consts=num_consts,
+        num_carry=num_carry))
+    if outs is not None:
+        return outs
+    return interpret_scan(args, jaxpr, length, reverse, num_consts, num_carry)
+
+
+def interpret_scan(args, jaxpr, length, reverse, num_consts, num_carry):
+    """The per-step interpreter: the body's jaxpr evaluated once per step on NumPy values."""
     consts, carry, xs = split(args, num_consts, num_carry)
     y_avals = jaxpr.out_avals[num_carry:]
     ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]

@@ -18,6 +18,7 @@ from plugax.extend import (PlugaxError, Primitive, RuleSet, Zero, batch_jaxpr,
 
 from .common import (closed_call, fixpoint, join_weak, materialize, permute_invars,
                      run_closed, same_type, split, with_ignored_invars)
+from .eager import compiled_loop
 
 __all__ = ["while_p", "RULES"]
 
@@ -25,6 +26,12 @@ while_p = Primitive("while", multiple_results=True)
 
 
 def _impl(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    # compiled once per signature, as JAX does (eager.py); step by step only where not
+    outs = compiled_loop(while_p, body_jaxpr, args, dict(
+        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts))
+    if outs is not None:
+        return outs
     cconsts, bconsts, carry = split(args, cond_nconsts, body_nconsts)
     while run_closed(cond_jaxpr, *cconsts, *carry)[0]:
         carry = run_closed(body_jaxpr, *bconsts, *carry)
