@@ -54,6 +54,11 @@ def _checked(name: str, value: Any) -> Any:
         if not isinstance(value, (bool, int)) or value not in (0, 1):
             raise TypeError(f"config flag 'enable_x64' takes True or False, got {value!r}")
         return bool(value)
+    if name == "num_cpu_devices":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"config flag 'num_cpu_devices' takes an integer >= 0, "
+                             f"got {value!r}")
+        return value
     if name == "jit_cache_size":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"config flag 'jit_cache_size' takes an integer >= 1, "
@@ -64,13 +69,17 @@ def _checked(name: str, value: Any) -> Any:
 class Config:
     """Flags read by the kernel. `update` is the only way to change them."""
 
-    _known = ("enable_x64", "jit_cache_size")
+    _known = ("enable_x64", "jit_cache_size", "num_cpu_devices")
 
     def __init__(self) -> None:
         self.enable_x64: bool = _env_flag("PLUGAX_ENABLE_X64")
         # Traced-and-compiled signatures kept per jitted function (least recently used
         # dropped first); env PLUGAX_JIT_CACHE_SIZE.
         self.jit_cache_size: int = _env_int("PLUGAX_JIT_CACHE_SIZE", 4096)
+        # CPU devices of the client made on first use (JAX's jax_num_cpu_devices); 0: as
+        # XLA_FLAGS=--xla_force_host_platform_device_count says, else 1. Set before the
+        # first computation: the client is made once. Env PLUGAX_NUM_CPU_DEVICES.
+        self.num_cpu_devices: int = _env_int("PLUGAX_NUM_CPU_DEVICES", 0, minimum=0)
         self._listeners: list = []
 
     def update(self, name: str, value: Any) -> None:

@@ -61,8 +61,9 @@ class Array:
             buf = object.__getattribute__(self, "_buf")
             if buf is not None:
                 value = np.asarray(buf)
-                if value.dtype == object:  # bfloat16 & co. have no buffer-protocol format
-                    value = buf._single_device_array_to_np_array_did_copy()[0]
+                if value.dtype == object:  # bfloat16 & co., or a buffer over devices
+                    from ..runtime.sharded import host_value
+                    value = host_value(buf)
                 self._value = value
                 return value
         raise AttributeError(f"'Array' object has no attribute '{name}'")

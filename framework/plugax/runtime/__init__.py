@@ -9,6 +9,7 @@ first jit call does.
 """
 from .client import Backend, backend, device_put, to_device
 from .executable import Executable, clear_compiled_cache, compile_module, deserialize_executable
+from . import sharded  # arrays over several devices (sharded put, gather, shardings)
 
 __all__ = ["Backend", "backend", "device_put", "to_device", "Executable", "compile_module",
-           "deserialize_executable", "clear_compiled_cache"]
+           "deserialize_executable", "clear_compiled_cache", "sharded"]

@@ -63,7 +63,8 @@ class Backend:
 
 def _make_client(platform: str) -> Any:
     if platform == "cpu":
-        return xc.make_cpu_client()
+        n = dtypes.config.num_cpu_devices
+        return xc.make_cpu_client(num_devices=n) if n else xc.make_cpu_client()
     if platform in ("cuda", "gpu", "rocm"):
         return _make_plugin_client(platform)
     raise PlugaxError(f"PLUGAX_PLATFORM={platform!r} is not a platform plugax knows; "

@@ -200,13 +200,7 @@ def shape_as_value(shape: Any) -> Any:
     return jnp.asarray(np.array(tuple(int(d) for d in shape), np.int64), dtype=int)
 
 
-def with_sharding_constraint(x: Any, shardings: Any) -> Any:
-    """`x` (a pytree) unchanged: plugax computes on one device, where every sharding
-    leaves the array whole, which is what JAX gives there too."""
-    del shardings
-    return x
-
-
 LAX: dict[str, Any] = {f.__name__: f for f in (
     associative_scan, optimization_barrier, platform_dependent, composite, create_token,
-    after_all, stage, dce_sink, shape_as_value, with_sharding_constraint)}
+    after_all, stage, dce_sink, shape_as_value)}
+# with_sharding_constraint is the xla_call family's (it lowers to Shardy annotations)

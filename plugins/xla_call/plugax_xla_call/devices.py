@@ -33,7 +33,12 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
                may_alias: bool | None = None) -> Any:
     """Each array leaf of the pytree `x` as an Array whose buffer is on the device.
 
-    `device` may be None or one of `devices()` (plugax runs on one device)."""
+    `device` may be None, one of `devices()`, or a sharding (`NamedSharding`,
+    `SingleDeviceSharding`): each leaf is then split over the sharding's devices."""
+    from .sharding import Sharding
+    if isinstance(device, Sharding):
+        from .spmd import put_sharded
+        return tu.tree_map(lambda leaf: put_sharded(leaf, device), x)
     if device is not None and device not in devices():
         raise ValueError(f"device_put: {device!r} is not one of this process's devices "
                          f"{devices()}")

@@ -191,11 +191,21 @@ class JitFunction:
     def _call(self, args: tuple, kwargs: dict) -> Any:
         if jit_disabled():
             return self.fun(*args, **kwargs)
+        if current_trace() is eval_trace and _sharded_args(args, kwargs):
+            return self._spmd()(*args, **kwargs)   # committed sharded inputs (spmd.py)
         entry, leaves = self._entry(args, kwargs)
         if current_trace() is eval_trace and not entry.const_tracers:
             return entry.call(leaves)
         outs = pjit_p.bind(*entry.const_tracers, *leaves, jaxpr=entry.closed, name=self.name)
         return tu.tree_unflatten(entry.out_tree, outs)
+
+    def _spmd(self) -> Any:
+        """The SPMD form of this function, for calls on Arrays sharded over devices."""
+        sj = self.__dict__.get("_sharded")
+        if sj is None:
+            from .spmd import ShardedJit
+            sj = self._sharded = ShardedJit(self)
+        return sj
 
     def _entry(self, args: tuple, kwargs: dict) -> tuple["_Entry", list]:
         """The cache entry for these arguments (tracing on a miss), and their leaves."""
@@ -268,6 +278,11 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<jit-compiled function {self.name}>"
+
+
+def _sharded_args(args: tuple, kwargs: dict) -> bool:
+    from .spmd import sharded_leaves
+    return sharded_leaves(tu.tree_leaves((args, kwargs)))
 
 
 def _hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
@@ -347,15 +362,21 @@ def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple,
                              f"accepts {n} positional argument{'s' if n != 1 else ''}")
 
 
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = ()
         ) -> Any:
     """Compile `fun` with XLA: trace on the first call per signature, then reuse."""
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums,
+        return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums)
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}: {fun!r}")
     as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)
+    if in_shardings is not None or out_shardings is not None:   # SPMD over a mesh (spmd.py)
+        from .spmd import sharded_jit
+        return sharded_jit(JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
+                                       ()), in_shardings, out_shardings)
     return JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
                        as_tuple(donate_argnums)).as_function()

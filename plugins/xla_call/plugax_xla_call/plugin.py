@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import aot, devices, jit, primitive
+from . import aot, devices, jit, primitive, sharding, spmd
 
 
 @hookimpl
@@ -14,11 +14,21 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return list(primitive.RULES)
+    return [*primitive.RULES, *spmd.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
     return {"plugax": {"jit": jit.jit,
                        "deserialize_compiled": aot.deserialize_compiled,
-                       **{name: getattr(devices, name) for name in devices.__all__}}}
+                       "make_mesh": sharding.make_mesh, "P": sharding.PartitionSpec,
+                       **{name: getattr(devices, name) for name in devices.__all__}},
+            "sharding": {name: getattr(sharding, name) for name in (
+                "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding")},
+            "lax": {"with_sharding_constraint": spmd.with_sharding_constraint},
+            "debug": {"visualize_array_sharding": sharding.visualize_array_sharding}}
+
+
+@hookimpl
+def plugax_array_methods() -> dict:
+    return dict(sharding.ARRAY_METHODS)
