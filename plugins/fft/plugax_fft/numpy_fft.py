@@ -20,6 +20,11 @@ from .primitive import FftType, fft as lax_fft
 __all__ = ["NUMPY_FFT"]
 
 
+# a complex dtype's real partner (the dtype of norm factors and of ihfft's 1/n)
+REAL = {np.dtype(np.complex64): np.dtype(np.float32),
+        np.dtype(np.complex128): np.dtype(np.float64)}
+
+
 def _pnp():
     import plugax.numpy as pnp
     return pnp
@@ -117,10 +122,6 @@ def _fft_core(name: str, kind: FftType, a: Any, s: Sequence[int] | None,
     if orig_axes is not None:
         out = pnp.moveaxis(out, axes, tuple(orig_axes))
     return out
-
-
-REAL = {np.dtype(np.complex64): np.dtype(np.float32),
-        np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def _one_axis(name: str, axis: Any) -> None:
