@@ -39,7 +39,7 @@ class PartitionSpec(tuple):
         return super().__new__(cls, parts)
 
     def __repr__(self) -> str:
-        return "P(" + ", ".join(repr(p) for p in self) + ")"
+        return "P" + tuple.__repr__(self)
 
     def axes(self, i: int) -> tuple[str, ...]:
         """The mesh axes dimension `i` is split over (none past the spec's end)."""

@@ -245,8 +245,11 @@ class SpmdExecutable:
             text, xc.DeviceList(tuple(devices)),
             compile_options(mesh.size, [d.id for d in devices]))
         sharded = rt.sharded
-        params = [xc.HloSharding.from_proto(p) for p in self.loaded.get_parameter_shardings()]
-        outs = [xc.HloSharding.from_proto(p) for p in self.loaded.get_output_shardings()]
+        # None on a one-device mesh: everything is whole there
+        params = [xc.HloSharding.from_proto(p) for p in self.loaded.get_parameter_shardings()
+                  or [xc.HloSharding.replicate().to_proto()] * len(in_avals)]
+        outs = [xc.HloSharding.from_proto(p) for p in self.loaded.get_output_shardings()
+                or [xc.HloSharding.replicate().to_proto()] * len(out_avals)]
         self.in_targets = [sharded.make(devices, h, _user(mesh, h, a, None))
                            for h, a in zip(params, in_avals)]
         self.out_shardings = [sharded.make(devices, h, _user(mesh, h, a, u))
