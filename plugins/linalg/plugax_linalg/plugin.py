@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import ad, eig as E, extra_api, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
+from . import ad, eig as E, extra_api, scipy_more, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
 
 
 @hookimpl
@@ -35,7 +35,8 @@ def plugax_frontend() -> dict:
             "numpy": {**numpy_poly.NUMPY, **E.NUMPY},
             "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA,
                              **E.NUMPY_LINALG},
-            "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA}}
+            "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA,
+                             **scipy_more.SCIPY_LINALG_MORE}}
 
 
 @hookimpl

@@ -1,0 +1,125 @@
+"""scipy_more.py against SciPy / NumPy in float64: one table of the special matrices
+(name -> arguments), then the coefficient matrices, qr_multiply and eigh_tridiagonal
+with jit, vmap and derivatives against central differences."""
+import numpy as np
+import pytest
+
+import plugax
+import plugax.numpy as jnp
+import plugax.scipy.linalg as psl
+from plugax.testing import x64
+
+sl = pytest.importorskip("scipy.linalg")
+
+SPECIAL = [  # (name, args, kwargs): exact constants, compared with SciPy's
+    *[("hadamard", (n,), {}) for n in (1, 2, 8)],
+    *[("helmert", (n,), {"full": f}) for n in (1, 2, 5) for f in (False, True)],
+    *[(name, (n,), {"kind": k}) for name in ("pascal", "invpascal") for n in (1, 4, 7)
+      for k in ("symmetric", "lower", "upper")],
+    *[("invhilbert", (n,), {}) for n in (1, 3, 6)],
+    *[("dft", (n,), {"scale": s}) for n in (1, 3, 8) for s in (None, "sqrtn", "n")],
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", SPECIAL,
+                         ids=[f"{n}{a}{k}" for n, a, k in SPECIAL])
+def test_special_matrices_match_scipy(name, args, kwargs):
+    want = getattr(sl, name)(*args, **kwargs)
+    if name == "invhilbert":
+        want = sl.invhilbert(*args, exact=True).astype(np.float64)
+    with x64():
+        got = np.asarray(getattr(psl, name)(*args, **kwargs))
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+    if name in ("pascal", "invpascal", "helmert", "invhilbert"):
+        assert got.dtype == np.float64
+    assert np.asarray(getattr(psl, name)(*args, **kwargs)).dtype != np.float64   # x64 off
+
+
+def test_special_matrix_errors():
+    with pytest.raises(ValueError, match="power of 2"):
+        psl.hadamard(6)
+    with pytest.raises(ValueError, match="kind must be"):
+        psl.pascal(3, kind="diagonal")
+    with pytest.raises(ValueError, match="scale must be"):
+        psl.dft(3, scale="sqrt")
+    assert np.asarray(psl.pascal(3)).tolist() == sl.pascal(3).tolist()   # kind None
+
+
+POLYS = [[1., 2], [1., 2, 3], [2., 1, 3, 4, 5], [1., -1, 2, 3, 4, 5, 6]]
+
+
+@pytest.mark.parametrize("p", POLYS, ids=str)
+def test_fiedler_companion(p):
+    with x64():
+        got = psl.fiedler_companion(np.array(p))
+        np.testing.assert_allclose(got, sl.fiedler_companion(p), atol=1e-15)
+        np.testing.assert_allclose(plugax.jit(psl.fiedler_companion)(np.array(p)), got)
+        # its eigenvalues are the polynomial's roots
+        np.testing.assert_allclose(np.sort_complex(np.linalg.eigvals(np.asarray(got))),
+                                   np.sort_complex(np.roots(p)), atol=1e-9)
+        # linear in a / a[0]: the derivative against central differences
+        f = lambda a: jnp.sum(psl.fiedler_companion(a) * np.arange(got.size).reshape(got.shape))  # noqa: E731
+        g = plugax.grad(f)(np.array(p))
+        fd = [(f(np.array(p) + e) - f(np.array(p) - e)) / 2e-6 for e in np.eye(len(p)) * 1e-6]
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("m, n", [(3, 4), (4, 3), (1, 3), (5, 5)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolution_matrix_convolves(m, n, mode):
+    rng = np.random.default_rng(m * 10 + n)
+    a, v = rng.standard_normal(m), rng.standard_normal(n)
+    with x64():
+        mat = psl.convolution_matrix(a, n, mode)
+        np.testing.assert_allclose(mat, sl.convolution_matrix(a, n, mode), atol=1e-15)
+        np.testing.assert_allclose(np.asarray(mat) @ v, np.convolve(a, v, mode), atol=1e-12)
+        jitted = plugax.jit(psl.convolution_matrix, static_argnums=(1, 2))(a, n, mode)
+        np.testing.assert_allclose(jitted, mat)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        psl.convolution_matrix(a, n, "circular")
+
+
+@pytest.mark.parametrize("mode, c_shape", [("right", (2, 5)), ("left", (3, 2)),
+                                           ("right", (5,)), ("left", (3,))])
+def test_qr_multiply(mode, c_shape):
+    rng = np.random.default_rng(1)
+    a, c = rng.standard_normal((5, 3)), rng.standard_normal(c_shape)
+    with x64():
+        cq, r = psl.qr_multiply(a, c, mode)
+        q, r_want = np.linalg.qr(a)
+        assert np.allclose(np.abs(r), np.abs(sl.qr_multiply(a, c, mode)[1]))
+        # Q's column signs are LAPACK's on both sides: compare through the signs of R
+        np.testing.assert_allclose(r, r_want, atol=1e-12)
+        want = q @ c if mode == "left" else c @ q
+        np.testing.assert_allclose(cq, want, atol=1e-12)
+        cq_jit, _ = plugax.jit(lambda a, c: psl.qr_multiply(a, c, mode))(a, c)
+        np.testing.assert_allclose(cq_jit, want, atol=1e-12)
+    with pytest.raises(ValueError, match="c must have"):
+        psl.qr_multiply(a, np.ones((4, 4)), mode)
+
+
+def test_eigh_tridiagonal():
+    rng = np.random.default_rng(2)
+    d, e = rng.standard_normal(6), rng.standard_normal(5)
+    t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    with x64():
+        w = psl.eigh_tridiagonal(d, e, eigvals_only=True)
+        np.testing.assert_allclose(w, sl.eigh_tridiagonal(d, e, eigvals_only=True), atol=1e-12)
+        w2, v = plugax.jit(psl.eigh_tridiagonal)(d, e)
+        np.testing.assert_allclose(t @ np.asarray(v), np.asarray(v) * np.asarray(w2), atol=1e-12)
+        np.testing.assert_allclose(np.asarray(v).T @ np.asarray(v), np.eye(6), atol=1e-12)
+        sub = psl.eigh_tridiagonal(d, e, eigvals_only=True, select="i", select_range=(1, 3))
+        np.testing.assert_allclose(sub, np.linalg.eigvalsh(t)[1:4], atol=1e-12)
+        batched = plugax.vmap(lambda d: psl.eigh_tridiagonal(d, e, eigvals_only=True))(
+            np.stack([d, 2 * d]))
+        np.testing.assert_allclose(batched[1], np.linalg.eigvalsh(t + np.diag(d)), atol=1e-12)
+        # d(sum of the k smallest eigenvalues)/dd against central differences
+        f = lambda d: jnp.sum(psl.eigh_tridiagonal(d, e, eigvals_only=True)[:3])  # noqa: E731
+        fd = [(f(d + h) - f(d - h)) / 2e-6 for h in np.eye(6) * 1e-6]
+        np.testing.assert_allclose(plugax.grad(f)(d), fd, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="select='v'"):
+        psl.eigh_tridiagonal(d, e, select="v", select_range=(0.0, 1.0))
+    with pytest.raises(ValueError, match="empty index range"):
+        psl.eigh_tridiagonal(d, e, select="i", select_range=(3, 1))
+    with x64(), pytest.raises(TypeError, match="same dtype"):
+        psl.eigh_tridiagonal(d.astype(np.float32), e)
