@@ -290,12 +290,25 @@ def test_complex_dtype_names_are_numpys_scalar_types():
     assert pnp.asarray(X).conj().dtype == np.float32      # a real array stays real
 
 
+# jax.lax.cummax / cummin of [1+1j, 0.5+3j, 2-1j]
+CUMMAX = [(1 + 1j), (1 + 1j), (2 - 1j)]
+CUMMIN = [(1 + 1j), (0.5 + 3j), (0.5 + 3j)]
+
+
+def test_cummax_cummin_of_complex_are_jaxs():
+    z = np.array([1 + 1j, 0.5 + 3j, 2 - 1j], np.complex64)
+    for f, want in ((lax.cummax, CUMMAX), (lax.cummin, CUMMIN)):
+        np.testing.assert_array_equal(f(z), want)
+        np.testing.assert_array_equal(plugax.jit(f)(z), want)
+
+
 def test_max_and_min_reductions_of_complex_with_the_kit():
     """reduce_max/min order complex numbers lexicographically (NumPy's and JAX's order);
     the kit checks the jvp (JAX's chooser rule) against finite differences, vmap, jit
     and the lowering (a lexicographic stablehlo.reduce body) against NumPy."""
     from plugax.testing import check_primitive
-    for fn in (lambda a: lax.reduce_max(a, (1,)), lambda a: lax.reduce_min(a, (0, 1))):
+    for fn in (lambda a: lax.reduce_max(a, (1,)), lambda a: lax.reduce_min(a, (0, 1)),
+               lambda a: lax.cummax(a, axis=1), lambda a: lax.cummin(a, axis=0, reverse=True)):
         ran = check_primitive(fn, M, transformations=False, lowering=True)
         assert "jvp" in ran and "lowering" in ran
 

@@ -12,7 +12,7 @@ import numpy as np
 from plugax.extend import Primitive, ShapedArray, ShapeError
 
 __all__ = ["shape_error", "check_axes", "canonical_axes", "batched_axes", "is_number",
-           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_OR_COMPLEX", "REAL_NUMBER", "LOGICAL", "dtype_check",
+           "is_bool_or_int", "is_real", "NUMBER", "REAL", "REAL_OR_COMPLEX", "REAL_NUMBER", "ORDERED_NUMBER", "LOGICAL", "dtype_check",
            "lowest", "highest"]
 
 
@@ -79,6 +79,9 @@ REAL_OR_COMPLEX = (lambda d: is_real(d) or d.kind == "c", "a real or complex dty
 LOGICAL = (is_bool_or_int, "bool or an integer dtype")
 # cummax/cummin: JAX rejects bool there (reduce_max takes it)
 REAL_NUMBER = (lambda d: is_real(d) and d.kind != "b", "an integer or floating-point dtype")
+# cummax/cummin: also complex, ordered lexicographically (as JAX's lax.cummax)
+ORDERED_NUMBER = (lambda d: (is_real(d) and d.kind != "b") or d.kind == "c",
+                  "an integer, floating-point or complex dtype")
 
 
 def dtype_check(prim: Primitive, accepts: tuple[Callable[[np.dtype], bool], str],

@@ -16,7 +16,7 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bind, deflinear, get_aval,
                            is_undefined_primal, scalar_like)
 
-from ._common import NUMBER, REAL_NUMBER, dtype_check, shape_error
+from ._common import NUMBER, ORDERED_NUMBER, dtype_check, shape_error
 from .lowering import scan_lowering
 
 cumsum_p = Primitive("cumsum")
@@ -120,9 +120,9 @@ RULES = [
     defcumulative(cumprod_p, np.multiply, accepts=NUMBER,
                   jvp=_scan_jvp(cumprod_p, "mul"),
                   lowering=scan_lowering("prod")),
-    defcumulative(cummax_p, np.maximum, accepts=REAL_NUMBER,
+    defcumulative(cummax_p, np.maximum, accepts=ORDERED_NUMBER,
                   jvp=_scan_jvp(cummax_p, "max"), lowering=scan_lowering("max")),
-    defcumulative(cummin_p, np.minimum, accepts=REAL_NUMBER,
+    defcumulative(cummin_p, np.minimum, accepts=ORDERED_NUMBER,
                   jvp=_scan_jvp(cummin_p, "min"), lowering=scan_lowering("min")),
 ]
 
