@@ -17,6 +17,7 @@ from .extras import (Partial, flatten_one_level, is_tree_node, register_pytree_n
 from .paths import (DictKey, FlattenedIndexKey, GetAttrKey, KeyEntry, KeyPath, SequenceKey,
                     keystr, register_pytree_with_keys, register_pytree_with_keys_class,
                     tree_flatten_with_path, tree_leaves_with_path, tree_map_with_path)
+from .registry_view import default_registry, flatten_one_level_with_keys
 
 __all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flatten",
            "tree_unflatten", "tree_map", "tree_leaves", "tree_structure", "treedef_is_leaf",
@@ -26,4 +27,4 @@ __all__ = ["PyTreeDef", "register_pytree_node", "register_dataclass", "tree_flat
            "treedef_children", "treedef_tuple", "DictKey", "FlattenedIndexKey", "GetAttrKey",
            "KeyEntry", "KeyPath", "SequenceKey", "keystr", "register_pytree_with_keys",
            "register_pytree_with_keys_class", "tree_flatten_with_path", "tree_leaves_with_path",
-           "tree_map_with_path"]
+           "tree_map_with_path", "default_registry", "flatten_one_level_with_keys"]
