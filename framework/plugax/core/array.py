@@ -30,7 +30,17 @@ class Array:
                  "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value: Any, weak_type: bool = False):
+    def __init__(self, value: Any = None, weak_type: bool = False, _buf: Any = None):
+        if _buf is not None:
+            # a device buffer: how jaxlib's C++ jit dispatch rebuilds a result (the
+            # xla_call plugin registers Array as a pytree node of `_buf` and `weak_type`)
+            aval = _buf.aval   # the ShapedArray its result handler was made with
+            self._buf = _buf
+            self._aval = aval
+            self.shape = aval.shape
+            self.dtype = aval.dtype
+            self.weak_type = weak_type
+            return
         self._value = value
         self._buf = None
         self._aval = None   # built on first use, then kept: transformations ask repeatedly
@@ -60,6 +70,9 @@ class Array:
         if name == "_value":
             buf = object.__getattribute__(self, "_buf")
             if buf is not None:
+                if buf.is_deleted():   # donated to a jitted call (JAX's error and wording)
+                    raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
+                                       f"[{','.join(map(str, self.shape))}].")
                 value = np.asarray(buf)
                 if value.dtype == object:  # bfloat16 & co., or a buffer over devices
                     from ..runtime.sharded import host_value

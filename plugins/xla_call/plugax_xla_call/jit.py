@@ -33,6 +33,8 @@ from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapeDtypeStruct, Tracer,
                            flatten_fun, jit_disabled, leaf_aval, registry_version, signature_of,
                            trace_state, trace_to_jaxpr)
 
+from .donation import donated_leaves, resolve_donation, run_donating
+from .fastpath import make_dispatcher, uses_cpp_dispatch
 from .primitive import executable_for, pjit_p
 
 __all__ = ["jit", "JitFunction", "ShapeDtypeStruct"]
@@ -98,7 +100,7 @@ class _Entry:
     """One traced signature: its jaxpr, output structure and (lazily) executable."""
 
     __slots__ = ("closed", "out_tree", "name", "const_tracers", "version", "_exe", "_build",
-                 "single")
+                 "single", "donated")
 
     def __init__(self, closed: ClosedJaxpr, out_tree: Any, name: str,
                  const_tracers: list = (), version: int | None = None):
@@ -108,14 +110,23 @@ class _Entry:
         # the entry is stale at once and the next call traces again with the new rules
         self.version = registry_version() if version is None else version
         self._exe = None
+        self.donated: tuple = ()    # indices of donated leaves (donation.py)
         self.single = tu.treedef_is_leaf(out_tree)
         self._build = _output_builder(out_tree)
 
     def call(self, leaves: Sequence[Any]) -> Any:
         """Run on concrete leaves (Arrays, NumPy values, scalars); results stay on device."""
         if self._exe is None:
-            self._exe = executable_for(self.closed, self.name)
-        outs = self._exe(leaves)
+            self._exe = executable_for(self.closed, self.name, self.donated)
+        try:
+            outs = self._exe(leaves)
+        except Exception as err:
+            if not any(type(x) is Array and x._buf is not None and x._buf.is_deleted()
+                       for x in leaves):
+                raise
+            # a donated (deleted) Array passed again: the ValueError jaxlib's C++
+            # dispatcher raises (and JAX), whichever path served the call
+            raise ValueError(str(err)) from None
         return outs[0] if self.single else self._build(outs)
 
 
@@ -143,17 +154,20 @@ class JitFunction:
     """
 
     def __init__(self, fun: Callable, static_argnums: Sequence[int], static_argnames:
-                 Sequence[str], donate_argnums: Sequence[int]):
+                 Sequence[str], donate_argnums: Sequence[int],
+                 donate_argnames: Sequence[str] = ()):
         self.fun = fun
         self.static_argnums = tuple(static_argnums)
         self.static_argnames = tuple(static_argnames)
-        self.donate_argnums = tuple(donate_argnums)
+        self.donate_argnums, self.donate_argnames = resolve_donation(
+            fun, tuple(donate_argnums), tuple(donate_argnames))
         self.name = getattr(fun, "__name__", type(fun).__name__)
         _check_static_argnums(fun, self.name, self.static_argnums, self.static_argnames,
                               self.donate_argnums)
         self._caches = _shared_cache(fun)   # (x64 off, x64 on)
         self._lock = threading.Lock()
-        self._simple = not self.static_argnums and not self.static_argnames
+        self._simple = (not self.static_argnums and not self.static_argnames
+                        and not self.donate_argnums and not self.donate_argnames)
 
     # -- calling -------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -183,9 +197,14 @@ class JitFunction:
                     return entry.call(leaves)
             return slow(args, kwargs)
 
+        cpp_call = make_dispatcher(self, call)   # jaxlib's C++ dispatcher (fastpath.py)
+        return self._attach(call if cpp_call is None else cpp_call)
+
+    def _attach(self, call: Callable) -> Callable:
         functools.update_wrapper(call, self.fun)
         call.lower, call.trace, call.cache_size = self.lower, self.trace, self.cache_size
         call.jit_function = self
+        call.uses_cpp_dispatch = functools.partial(uses_cpp_dispatch, call)
         return call
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -195,7 +214,7 @@ class JitFunction:
             return self._spmd()(*args, **kwargs)   # committed sharded inputs (spmd.py)
         entry, leaves = self._entry(args, kwargs)
         if current_trace() is eval_trace and not entry.const_tracers:
-            return entry.call(leaves)
+            return run_donating(entry, leaves)
         outs = pjit_p.bind(*entry.const_tracers, *leaves, jaxpr=entry.closed, name=self.name)
         return tu.tree_unflatten(entry.out_tree, outs)
 
@@ -244,7 +263,10 @@ class JitFunction:
         flat, out_tree = flatten_fun(fun, in_tree)
         closed = trace_to_jaxpr(flat, avals)
         closed, const_tracers = _hoist_tracer_consts(closed)
-        return _Entry(closed, out_tree(), self.name, const_tracers, version)
+        entry = _Entry(closed, out_tree(), self.name, const_tracers, version)
+        if self.donate_argnums or self.donate_argnames:
+            entry.donated = donated_leaves(self, args, kwargs, len(avals))
+        return entry
 
     def _split_static(self, args: tuple, kwargs: dict) -> tuple:
         positions = self._static_positions(len(args))
@@ -364,13 +386,18 @@ def _check_static_argnums(fun: Callable, name: str, static_argnums: tuple,
 
 def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings: Any = None,
         static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = ()
-        ) -> Any:
-    """Compile `fun` with XLA: trace on the first call per signature, then reuse."""
+        static_argnames: str | Sequence[str] = (), donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = ()) -> Any:
+    """Compile `fun` with XLA: trace on the first call per signature, then reuse.
+
+    Arguments in `donate_argnums`/`donate_argnames` give their device buffers to
+    the computation (XLA may write results into them); the donated Arrays are
+    deleted by the call, and using one afterwards raises an error."""
     if fun is None:
         return functools.partial(jit, in_shardings=in_shardings, out_shardings=out_shardings,
                                  static_argnums=static_argnums,
-                                 static_argnames=static_argnames, donate_argnums=donate_argnums)
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames)
     if not callable(fun):
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}: {fun!r}")
     as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)
@@ -379,4 +406,4 @@ def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings:
         return sharded_jit(JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
                                        ()), in_shardings, out_shardings)
     return JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
-                       as_tuple(donate_argnums)).as_function()
+                       as_tuple(donate_argnums), as_tuple(donate_argnames)).as_function()

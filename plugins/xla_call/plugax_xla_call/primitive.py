@@ -46,15 +46,20 @@ def _memoised(transform, closed: ClosedJaxpr, *args: Any) -> Any:
 _executables: "weakref.WeakKeyDictionary[ClosedJaxpr, tuple]" = weakref.WeakKeyDictionary()
 
 
-def executable_for(closed: ClosedJaxpr, name: str) -> Any:
+def executable_for(closed: ClosedJaxpr, name: str, donated: tuple = ()) -> Any:
     """The compiled executable of `closed` (lowered and compiled on first use, and
-    again when the plugins or the thread's overrides of lowering rules differ)."""
-    rules = (registry_version(), active_overrides())
+    again when the plugins or the thread's overrides of lowering rules differ);
+    `donated` lists the arguments whose buffers it consumes (donation.py)."""
+    rules = (registry_version(), active_overrides(), donated)
     entry = _executables.get(closed)
     if entry is None or entry[0] != rules:
         rt = runtime()
         lowered = lower_jaxpr_to_module(closed, name, rt.backend().platform)
-        exe = rt.compile_module(lowered.text, lowered.in_avals, lowered.out_avals,
+        text = lowered.text
+        if donated:
+            from .donation import mark_donated
+            text = mark_donated(text, donated)
+        exe = rt.compile_module(text, lowered.in_avals, lowered.out_avals,
                                 lowered.host_callbacks)
         entry = _executables[closed] = (rules, exe)
     return entry[1]

@@ -1,0 +1,324 @@
+"""jit's two dispatch paths (fastpath.py): jaxlib's C++ dispatcher for cached calls,
+and the pure-Python path it falls back to. Every test runs the same calls on both
+and demands identical results (values, dtypes, weak types, structure) and
+identical errors (type and message)."""
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import plugax
+import plugax.numpy as pnp
+from plugax_xla_call import fastpath
+
+PATHS = ["cpp", "python"]
+
+
+@pytest.fixture(params=PATHS)
+def jit(request):
+    """`plugax.jit` with the C++ dispatcher on or forced off for the functions it makes."""
+    fastpath.set_enabled(request.param == "cpp")
+    try:
+        yield plugax.jit
+    finally:
+        fastpath.set_enabled(None)
+
+
+def on_device(x) -> plugax.Array:
+    """A device-backed Array (a jitted call's output), what the C++ path serves."""
+    return plugax.jit(lambda a: a)(plugax.Array(np.asarray(x)))
+
+
+def both_paths(make, call):
+    """(result or exception) of `call(make(jit))` for the C++ and the Python path."""
+    out = []
+    for cpp in (True, False):
+        fastpath.set_enabled(cpp)
+        try:
+            f = make(plugax.jit)
+            try:
+                out.append(("ok", call(f)))
+            except Exception as err:    # the error itself is what is compared
+                out.append(("err", type(err), str(err)))
+        finally:
+            fastpath.set_enabled(None)
+    return out
+
+
+def same_arrays(a, b):
+    la, ta = plugax.tree_util.tree_flatten(a)
+    lb, tb = plugax.tree_util.tree_flatten(b)
+    assert ta == tb
+    for x, y in zip(la, lb):
+        assert type(x) is type(y) is plugax.Array
+        assert (x.shape, x.dtype, x.weak_type) == (y.shape, y.dtype, y.weak_type)
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_cached_calls_skip_python(jit):
+    f = jit(lambda x, y: pnp.sin(x) * y + 1)
+    x = on_device(np.linspace(0, 1, 16, dtype=np.float32))
+    jf = f.jit_function
+    misses = []
+    entry = jf._entry
+    jf._entry = lambda *a: misses.append(1) or entry(*a)
+    for _ in range(5):
+        out = f(x, x)
+    np.testing.assert_allclose(np.asarray(out), np.sin(np.asarray(x)) * np.asarray(x) + 1,
+                               rtol=1e-6)
+    assert len(misses) <= 2    # the first call (and the C++ side's first lookup)
+    if f.uses_cpp_dispatch():
+        assert f._cpp_functions[0]._cache_size() == 1
+
+
+def test_uses_cpp_dispatch_reports_the_path(jit):
+    f = jit(lambda x: x + 1)
+    assert f.uses_cpp_dispatch() == fastpath.enabled()
+
+
+@pytest.mark.parametrize("case", ["tuple", "dict", "nested", "kwargs", "static", "weak",
+                                  "int", "scalar_arg", "numpy_arg", "host_arg", "none"])
+def test_results_identical_on_both_paths(case):
+    x = on_device(np.arange(6, dtype=np.float32).reshape(2, 3))
+    i = on_device(np.arange(3, dtype=np.int32))
+    makes = {
+        "tuple": (lambda j: j(lambda a, b: (a + b, a * b)), lambda f: f(x, x)),
+        "dict": (lambda j: j(lambda d: {k: v * 2 for k, v in d.items()}),
+                 lambda f: f({"b": x, "a": x})),
+        "nested": (lambda j: j(lambda t: [t[0], {"s": t[1][0] - 1}]),
+                   lambda f: f((x, [x]))),
+        "kwargs": (lambda j: j(lambda a, *, scale: a * scale), lambda f: f(x, scale=x)),
+        "static": (lambda j: j(lambda a, n: a * n + len(str(n)), static_argnums=1),
+                   lambda f: [f(x, 2), f(x, 3), f(x, 2)]),
+        "weak": (lambda j: j(lambda a: (a * 2.0, pnp.sum(a) * 0 + 1.0)), lambda f: f(x)),
+        "int": (lambda j: j(lambda a: a // 2 + 1), lambda f: f(i)),
+        "scalar_arg": (lambda j: j(lambda a, s: a * s), lambda f: [f(x, 2.0), f(x, 3)]),
+        "numpy_arg": (lambda j: j(lambda a: a + 1), lambda f: [f(np.ones(3, np.float32))] * 2),
+        "host_arg": (lambda j: j(lambda a: a - 1), lambda f: [f(plugax.Array(np.ones(2, np.float32)))] * 2),
+        "none": (lambda j: j(lambda a, b: (a, None)), lambda f: f(x, None)),
+    }
+    make, call = makes[case]
+    (k1, *r1), (k2, *r2) = both_paths(make, lambda f: [call(f) for _ in range(3)])
+    assert k1 == k2 == "ok"
+    same_arrays(r1[0], r2[0])
+
+
+BAD_CALLS = {
+    "shape": (lambda j: j(lambda a, b: a @ b), lambda f, x: f(x, on_device(np.ones((4, 4))))),
+    "dtype": (lambda j: j(lambda a: plugax.lax.shift_left(a, a)), lambda f, x: f(x)),
+    "structure": (lambda j: j(lambda d: d["a"] + d["b"]), lambda f, x: f({"a": x})),
+    "arity": (lambda j: j(lambda a, b: a + b), lambda f, x: f(x)),
+    "unhashable_static": (lambda j: j(lambda a, n: a * len(n), static_argnums=1),
+                          lambda f, x: f(x, [1, 2])),
+    "unknown_kwarg": (lambda j: j(lambda a: a), lambda f, x: f(x, b=x)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CALLS))
+def test_errors_identical_on_both_paths(case):
+    x = on_device(np.ones(3, np.float32))
+    make, bad = BAD_CALLS[case]
+
+    def call(f):
+        if case == "structure":
+            f({"a": x, "b": x})   # a good call first: the bad one then misses the cache
+        if case == "unhashable_static":
+            f(x, (1, 2))
+        return bad(f, x)
+
+    (k1, *r1), (k2, *r2) = both_paths(make, call)
+    assert k1 == k2 == "err", (r1, r2)
+    assert r1 == r2
+
+
+def test_static_argument_change_retraces(jit):
+    traced = []
+
+    def f(a, mode):
+        traced.append(mode)
+        return a * 2 if mode == "double" else a + 1
+
+    g = jit(f, static_argnames="mode")
+    x = on_device(np.ones(2, np.float32))
+    outs = [np.asarray(g(x, mode=m)) for m in ("double", "inc", "double", "inc")]
+    assert traced == ["double", "inc"]
+    np.testing.assert_array_equal(outs, [[2, 2], [2, 2], [2, 2], [2, 2]])
+    np.testing.assert_array_equal(g(x, mode="inc") + 0, [2, 2])
+
+
+def test_call_inside_an_outer_trace_is_staged(jit):
+    f = jit(lambda a: pnp.sin(a) * 2)
+    x = on_device(np.linspace(0, 1, 3, dtype=np.float32))
+    f(x)
+    f(x)   # cached on both paths now
+    jaxpr = plugax.make_jaxpr(lambda a: f(a) + 1)(x)
+    assert "pjit" in str(jaxpr)
+    g = plugax.grad(lambda a: pnp.sum(f(a)))(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * np.cos(np.asarray(x)), rtol=1e-6)
+    v = plugax.vmap(f)(on_device(np.ones((4, 3), np.float32)))
+    np.testing.assert_allclose(np.asarray(v), 2 * np.sin(np.ones((4, 3))), rtol=1e-6)
+    # an outer jit stages the inner call even though its argument is concrete
+    outer = jit(lambda a: f(x) + a)
+    assert "pjit" in str(plugax.make_jaxpr(outer)(x))
+    np.testing.assert_allclose(np.asarray(outer(x)), 2 * np.sin(np.asarray(x)) + np.asarray(x),
+                               rtol=1e-6)
+
+
+def test_disable_jit_runs_python(jit):
+    calls = []
+    f = jit(lambda a: calls.append(1) or a + 1)
+    x = on_device(np.ones(2, np.float32))
+    f(x)
+    f(x)
+    assert len(calls) == 1
+    with plugax.disable_jit():
+        f(x)
+        f(x)
+    assert len(calls) == 3
+
+
+def test_calls_from_several_threads(jit):
+    f = jit(lambda a: a * 2 + 1)
+    inputs = [on_device(np.full((n % 3 + 1,), n, np.float32)) for n in range(12)]
+    results: dict = {}
+    errors: list = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                results[k] = np.asarray(f(inputs[k]))
+        except Exception as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k, x in enumerate(inputs):
+        np.testing.assert_array_equal(results[k], np.asarray(x) * 2 + 1)
+    assert f.cache_size() == 3
+
+
+def test_x64_switch_retraces(jit):
+    f = jit(lambda a: a + 1)
+    x = on_device(np.ones(2, np.float32))
+    assert f(x).dtype == np.float32
+    plugax.config.update("enable_x64", True)
+    try:
+        y = on_device(np.ones(2, np.float64))
+        assert f(y).dtype == np.float64
+        assert f(x).dtype == np.float32
+    finally:
+        plugax.config.update("enable_x64", False)
+    assert f(x).dtype == np.float32
+
+
+# --- donation -------------------------------------------------------------------
+
+DELETED = "Array has been deleted with shape=float32[4]."
+
+
+def test_donated_argument_is_deleted(jit):
+    f = jit(lambda a, b: a + b, donate_argnums=0)
+    one = on_device(np.ones(4, np.float32))
+    for _ in range(3):         # the miss, then cached calls
+        a = on_device(np.arange(4, dtype=np.float32))
+        out = f(a, one)
+        np.testing.assert_array_equal(np.asarray(out), np.arange(4) + 1)
+        np.testing.assert_array_equal(np.asarray(one), np.ones(4))   # not donated
+        with pytest.raises(RuntimeError, match=DELETED.replace("[", r"\[").replace("]", r"\]")):
+            a + 1
+        with pytest.raises(RuntimeError, match="Array has been deleted"):
+            repr(a)
+        with pytest.raises(ValueError, match="Buffer has been deleted or donated"):
+            f(a, one)
+
+
+def test_donate_argnames_by_keyword_and_position(jit):
+    f = jit(lambda a, b: a * b, donate_argnames="b")
+    for by_keyword in (True, False, True):
+        a, b = on_device(np.ones(4, np.float32)), on_device(np.full(4, 3, np.float32))
+        out = f(a, b=b) if by_keyword else f(a, b)
+        np.testing.assert_array_equal(np.asarray(out), np.full(4, 3))
+        np.testing.assert_array_equal(np.asarray(a), np.ones(4))
+        with pytest.raises(RuntimeError, match="Array has been deleted"):
+            np.asarray(b)
+
+
+def test_donated_host_array_is_deleted_too(jit):
+    f = jit(lambda a: a * 2, donate_argnums=(0,))
+    a = plugax.Array(np.ones(4, np.float32))
+    np.testing.assert_array_equal(np.asarray(f(a)), np.full(4, 2))
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        a + 1
+
+
+def test_nothing_is_donated_under_a_transformation(jit):
+    f = jit(lambda a: a * a, donate_argnums=0)
+    x = on_device(np.full(4, 2, np.float32))
+    g = plugax.grad(lambda a: pnp.sum(f(a)))(x)
+    np.testing.assert_array_equal(np.asarray(g), np.full(4, 4))
+    np.testing.assert_array_equal(np.asarray(x), np.full(4, 2))    # still alive
+
+
+def test_donation_errors_are_jax_wording():
+    def make(j):
+        return j(lambda a: a + 1, donate_argnums=0)
+
+    def call(f):
+        a = on_device(np.ones(4, np.float32))
+        f(a)
+        f(on_device(np.ones(4, np.float32)))
+        return f(a)
+
+    (k1, *r1), (k2, *r2) = both_paths(make, call)
+    assert k1 == k2 == "err" and r1 == r2
+    assert r1[0] is ValueError
+
+
+def test_unknown_donate_argname_is_refused():
+    with pytest.raises(ValueError, match="invalid argnames \\['c'\\] in donate_argnames"):
+        plugax.jit(lambda a, b: a, donate_argnames="c")
+
+
+# --- falling back ---------------------------------------------------------------
+
+def test_interface_check_names_the_problem():
+    from jaxlib import _jax
+    assert fastpath.check_interface(_jax, "0.10.2") is None
+    assert "not a version" in fastpath.check_interface(_jax, "0.99.0")
+    assert "has no _jax.pjit" in fastpath.check_interface(object(), "0.10.2")
+
+
+def test_unavailable_dispatcher_logs_once_and_falls_back(monkeypatch, caplog):
+    monkeypatch.setitem(fastpath._state, "reason", fastpath._state["reason"])
+    monkeypatch.setitem(fastpath._state, "checked", False)
+    monkeypatch.setattr(fastpath, "_check", lambda: "jaxlib 9.9 has no _jax.pjit")
+    with caplog.at_level(logging.WARNING, logger="plugax.jit"):
+        f = plugax.jit(lambda a: a * 3)
+        x = on_device(np.ones(2, np.float32))
+        np.testing.assert_array_equal(np.asarray(f(x)), [3, 3])
+        f(x)
+        assert not f.uses_cpp_dispatch()
+    lines = [r.getMessage() for r in caplog.records if r.name == "plugax.jit"]
+    assert lines == ["plugax.jit: using the pure-Python dispatch path: jaxlib 9.9 has no "
+                     "_jax.pjit"]
+    monkeypatch.undo()
+    assert fastpath.available()
+
+
+def test_environment_variable_forces_the_python_path():
+    code = ("import numpy as np, plugax; f = plugax.jit(lambda a: a + 1); "
+            "x = f(np.ones(2, np.float32)); print(f.uses_cpp_dispatch(), x)")
+    env = dict(os.environ, PLUGAX_JIT_CPP_DISPATCH="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[0] == "False"
