@@ -39,7 +39,8 @@ from .structural import (add_any, add_any_p, add_tangents, broadcast_in_dim, bro
                          reshape, reshape_p, transpose, transpose_p, concatenate,
                          concatenate_p, split, split_p, user_reduction_axes)
 from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdim_at_front,
-                                    move_batch_axis, named_axis_size, declare_collective)
+                                    move_batch_axis, named_axis_size, declare_collective,
+                                    named_axes)
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
                                         transpose_jaxpr)
 from .interpreters.partial_eval import PartialEvalTrace
@@ -95,7 +96,7 @@ __all__ = [
     "convert_element_type_p", "reduce_sum", "reduce_sum_p", "reshape", "reshape_p",
     "transpose", "transpose_p",
     "not_mapped", "moveaxis", "broadcast_batched", "bdim_at_front", "move_batch_axis",
-    "named_axis_size", "declare_collective",
+    "named_axis_size", "declare_collective", "named_axes",
     "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
     "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",

@@ -7,9 +7,10 @@ inputs), so vmap works with no family loaded.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..core import trace as core
 from ..core.avals import ShapedArray, get_aval
@@ -20,7 +21,7 @@ from .ad_util import instantiate
 
 __all__ = ["BatchTrace", "BatchTracer", "vmap_flat", "not_mapped", "move_batch_axis",
            "moveaxis", "broadcast_batched", "bdim_at_front", "all_front",
-           "named_axis_size", "rule_axis_name", "declare_collective"]
+           "named_axis_size", "rule_axis_name", "declare_collective", "named_axes"]
 
 not_mapped = None
 
@@ -44,6 +45,19 @@ def named_axis_size(name: Any) -> int:
     raise NameError(f"unbound axis name: {name}. The following axis names (e.g. defined "
                     f"by vmap(axis_name=...)) are available to collective operations: "
                     f"{[n for n, _ in _axis_env.names if n is not None]}")
+
+
+@contextlib.contextmanager
+def named_axes(pairs: Sequence[tuple]) -> Iterator[None]:
+    """Bind axis names with their sizes while tracing a function whose collectives name
+    them without a vmap: shard_map's body, where each name is a mesh axis and the
+    collectives stay in the jaxpr, to be lowered as cross-device collectives."""
+    n = len(_axis_env.names)
+    _axis_env.names.extend(pairs)
+    try:
+        yield
+    finally:
+        del _axis_env.names[n:]
 
 
 def rule_axis_name() -> Any:

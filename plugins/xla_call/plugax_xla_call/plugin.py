@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import aot, devices, jit, primitive, sharding, spmd
+from . import aot, devices, jit, primitive, shard_map, sharding, spmd
 
 
 @hookimpl
@@ -14,7 +14,7 @@ def plugax_plugin_info() -> PluginInfo:
 
 @hookimpl
 def plugax_primitive_rules() -> list[RuleSet]:
-    return [*primitive.RULES, *spmd.RULES]
+    return [*primitive.RULES, *spmd.RULES, *shard_map.RULES]
 
 
 @hookimpl
@@ -22,6 +22,7 @@ def plugax_frontend() -> dict:
     return {"plugax": {"jit": jit.jit,
                        "deserialize_compiled": aot.deserialize_compiled,
                        "make_mesh": sharding.make_mesh, "P": sharding.PartitionSpec,
+                       "shard_map": shard_map.shard_map,
                        **{name: getattr(devices, name) for name in devices.__all__}},
             "sharding": {name: getattr(sharding, name) for name in (
                 "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding")},

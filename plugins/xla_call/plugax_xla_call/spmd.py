@@ -283,6 +283,18 @@ class SpmdExecutable:
         return self.loaded.get_hlo_text()
 
 
+def _eqn_mesh(jaxpr: Any) -> Mesh | None:
+    """The mesh of the first shard_map or sharding constraint among `jaxpr`'s equations."""
+    for eqn in jaxpr.eqns:
+        mesh = eqn.params.get("mesh")
+        if isinstance(mesh, Mesh):
+            return mesh
+        s = eqn.params.get("sharding")
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    return None
+
+
 def _user(mesh: Mesh, hlo: Any, aval: Any, given: Any) -> Any:
     if given is not None:
         return given
@@ -362,7 +374,7 @@ class ShardedJit:
         in_sh = self._leaf_shardings(args, kwargs, leaves)
         out_avals = list(entry.closed.out_avals)
         out_sh = self._out_shardings(entry.out_tree, len(out_avals), out_avals)
-        mesh = self._mesh(in_sh + out_sh)
+        mesh = self._mesh(in_sh + out_sh) or _eqn_mesh(entry.closed.jaxpr)
         if mesh is None:
             return None, leaves, entry.out_tree
         key = (id(entry.closed), tuple(in_sh), tuple(out_sh), mesh)
@@ -413,7 +425,7 @@ class ShardedJit:
         in_sh = self._leaf_shardings(args, kwargs, leaves)
         out_avals = list(entry.closed.out_avals)
         out_sh = self._out_shardings(entry.out_tree, len(out_avals), out_avals)
-        mesh = self._mesh(in_sh + out_sh)
+        mesh = self._mesh(in_sh + out_sh) or _eqn_mesh(entry.closed.jaxpr)
         if mesh is None:
             return self.jf.lower(*args, **kwargs)
         return LoweredSharded(self, entry, mesh, in_sh, out_sh)

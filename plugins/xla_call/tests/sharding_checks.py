@@ -260,6 +260,67 @@ def committed_inputs_keep_their_sharding():
 
 
 @check
+def shard_map_collectives():
+    if not hasattr(plugax.lax, "psum"):
+        return "skipped: the control_flow family (the collectives) is not loaded"
+    from plugax import lax
+    v = np.arange(8, dtype=np.float32) ** 2
+    blocks = v.reshape(4, 2)        # device row i of the mesh holds blocks[i] (over x)
+
+    def body(t):
+        return (lax.psum(t, "x"), lax.pmax(t, "x"), lax.pmin(t, "x"), lax.pmean(t, "x"),
+                lax.all_gather(t, "x", tiled=True), lax.all_gather(t, "x"),
+                lax.ppermute(t, "x", [(i, (i + 1) % 4) for i in range(4)]),
+                lax.axis_index("x")[None] * 10 + lax.axis_index("y")[None],
+                lax.psum_scatter(lax.all_gather(t, "x", tiled=True), "x", tiled=True),
+                lax.all_to_all(lax.all_gather(t, "x", tiled=True), "x", 0, 0, tiled=True),
+                lax.psum(t, ("x", "y")), lax.psum(t, "y"))
+    outs = plugax.shard_map(body, mesh=mesh, in_specs=P("x"),
+                            out_specs=(P(), P(), P(), P(), P(), P(), P("x"), P(("x", "y")),
+                                       P("x"), P("x"), P(), P("x")))(v)
+    a, mx, mn, me, ag, ag2, pp, idx, rs, a2a, both, over_y = [np.asarray(o) for o in outs]
+    np.testing.assert_allclose(a, blocks.sum(0))
+    np.testing.assert_allclose(mx, blocks.max(0))
+    np.testing.assert_allclose(mn, blocks.min(0))
+    np.testing.assert_allclose(me, blocks.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(ag, v)
+    np.testing.assert_allclose(ag2, blocks)
+    np.testing.assert_allclose(pp, np.roll(blocks, 1, axis=0).reshape(-1))
+    assert idx.tolist() == [10 * i + j for i in range(4) for j in range(2)], idx
+    np.testing.assert_allclose(rs, 4 * v)        # every device held all of v: 4 copies summed
+    np.testing.assert_allclose(a2a, np.tile(blocks, (1, 4)).reshape(4, 4, 2)
+                               .transpose(0, 1, 2).reshape(-1))
+    np.testing.assert_allclose(both, 2 * blocks.sum(0))   # y replicates: 2 copies over y
+    np.testing.assert_allclose(over_y, 2 * v)     # device (i, j) holds blocks[i]: summed over j
+
+
+@check
+def shard_map_matmul_in_jit():
+    W = rng.standard_normal((6, 4)).astype(np.float32)
+
+    def local(xb, w):               # each device: its rows times all of w, then a psum check
+        return xb @ w
+    sm = plugax.shard_map(local, mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"))
+    j = plugax.jit(sm, in_shardings=(NamedSharding(mesh, P("x")), NamedSharding(mesh, P())))
+    out = j(X, W)
+    np.testing.assert_allclose(np.asarray(out), X.astype(np.float64) @ W, rtol=1e-4, atol=1e-4)
+    text = j.lower(X, W).as_text()
+    assert "sdy.manual_computation" in text and 'manual_axes={"x", "y"}' in text, text
+    try:
+        plugax.shard_map(local, mesh=mesh, in_specs=(P("z"), P()), out_specs=P("x"))(X, W)
+    except ValueError as e:
+        assert "not found in mesh" in str(e), e
+    else:
+        raise AssertionError("unknown axis accepted")
+    try:
+        plugax.shard_map(local, mesh=mesh, in_specs=(P(None, "x"), P()), out_specs=P("x"))(X, W)
+    except ValueError as e:
+        assert "not divisible by 4" in str(e), e
+    else:
+        raise AssertionError("6 columns over 4 devices accepted")
+
+
+@check
 def no_jax_import():
     assert "jax" not in sys.modules or os.environ.get("PLUGAX_ALLOW_JAX")
 

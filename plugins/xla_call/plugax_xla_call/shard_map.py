@@ -1,0 +1,320 @@
+"""`shard_map`: a function written per device, run on every device of a mesh.
+
+Why a primitive whose lowering is `sdy.manual_computation`: the body sees one
+device's block of each input (the global shape divided as `in_specs` says) and
+may call the collectives (`psum`, `all_gather`, `ppermute`, ...) over mesh
+axes. The collectives are the control_flow family's primitives, the same ones
+`vmap(axis_name=...)` batches away; here they stay in the body's jaxpr (the
+kernel's `named_axes` binds the mesh axis names while it is traced) and, while
+the body is lowered, lowering rules of this module replace theirs (a scoped
+`plugax.extend.override`) to emit StableHLO's cross-device collectives with the
+replica groups of the named mesh axes, the form JAX emits.
+
+The body is manual over every mesh axis (as JAX's default); an output whose
+spec does not name an axis is assumed equal across it (JAX checks that with
+`check_vma`; plugax does not). Transformations of a shard_map (grad, vmap) are
+not implemented yet.
+"""
+from __future__ import annotations
+
+import contextvars
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import plugax.tree_util as tu
+from plugax.extend import (Primitive, RuleSet, ShapedArray, current_trace, eval_trace,
+                           flatten_fun, get_primitive, leaf_aval, named_axes, override,
+                           trace_to_jaxpr)
+
+from .sharding import Mesh, NamedSharding, PartitionSpec
+
+__all__ = ["shard_map", "shard_map_p", "RULES"]
+
+shard_map_p = Primitive("shard_map", multiple_results=True)
+
+# the mesh whose manual computation is being lowered (for the collectives' groups)
+_MANUAL: contextvars.ContextVar = contextvars.ContextVar("plugax_manual_mesh", default=None)
+
+
+def _split(shape: Sequence[int], spec: PartitionSpec, mesh: Mesh, what: str) -> tuple:
+    out = []
+    for i, n in enumerate(shape):
+        k = math.prod(mesh.shape[a] for a in spec.axes(i))
+        if n % k:
+            raise ValueError(f"shard_map: {what} has shape {tuple(shape)}, whose dimension {i} "
+                             f"({n}) is not divisible by {k}, the number of devices "
+                             f"{spec!r} splits it over")
+        out.append(n // k)
+    return tuple(out)
+
+
+def _join(shape: Sequence[int], spec: PartitionSpec, mesh: Mesh) -> tuple:
+    return tuple(n * math.prod(mesh.shape[a] for a in spec.axes(i)) for i, n in enumerate(shape))
+
+
+def _abstract_eval(ctx, *avals, jaxpr, mesh, in_specs, out_specs):
+    return [ShapedArray(_join(a.shape, s, mesh), a.dtype, a.weak_type)
+            for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _impl(ctx, *args, jaxpr, mesh, in_specs, out_specs):
+    from .spmd import ShardedJit
+    from .jit import JitFunction
+
+    def run(*xs):
+        return shard_map_p.bind(*xs, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                                out_specs=out_specs)
+    sj = ShardedJit(JitFunction(run, (), (), ()),
+                    tuple(NamedSharding(mesh, s) for s in in_specs),
+                    list(NamedSharding(mesh, s) for s in out_specs))
+    return list(sj(*args))
+
+
+def _sdy_list(specs: Sequence[PartitionSpec], mesh: Mesh, avals: Sequence[Any]) -> str:
+    return "[" + ", ".join(NamedSharding(mesh, s)._sdy(len(a.shape))
+                           for s, a in zip(specs, avals)) + "]"
+
+
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs):
+    from .spmd import active_mesh, _load_sdy
+    if active_mesh() != mesh:
+        raise ValueError("shard_map inside a jit that is not sharded over its mesh: call the "
+                         "shard_map directly, or jit it with in_shardings/out_shardings "
+                         "on that mesh (plugax.jit(f, in_shardings=NamedSharding(mesh, ...)))")
+    ir = ctx.ir
+    _load_sdy(ir.Context.current)
+    in_local = list(jaxpr.in_avals)
+    attrs = {
+        "in_shardings": ir.Attribute.parse(
+            "#sdy.sharding_per_value<" + _sdy_list(in_specs, mesh, ctx.avals_in) + ">"),
+        "out_shardings": ir.Attribute.parse(
+            "#sdy.sharding_per_value<" + _sdy_list(out_specs, mesh, ctx.avals_out) + ">"),
+        "manual_axes": ir.Attribute.parse(
+            "#sdy<manual_axes{" + ", ".join(f'"{a}"' for a in mesh.axis_names) + "}>"),
+    }
+    out_types = [ctx.module.ir_type(a) for a in ctx.avals_out]
+    op = ir.Operation.create("sdy.manual_computation", results=out_types, operands=list(args),
+                             attributes=attrs, regions=1)
+    block = op.regions[0].blocks.append(*[ctx.module.ir_type(a) for a in in_local])
+    token = _MANUAL.set(mesh)
+    try:
+        with ir.InsertionPoint(block), override(*_collective_rules()):
+            outs = ctx.module.lower_jaxpr(jaxpr, list(block.arguments))
+            ir.Operation.create("sdy.return", results=[], operands=list(outs))
+    finally:
+        _MANUAL.reset(token)
+    return list(op.results)
+
+
+RULES = [RuleSet(shard_map_p, impl=_impl, abstract_eval=_abstract_eval,
+                 lowering={"default": _lowering})]
+
+
+# --- the collectives, lowered over mesh axes ---------------------------------------
+
+def _groups(axes: Sequence[str]) -> np.ndarray:
+    """Device positions (partition ids) grouped by the named mesh axes: one row per
+    combination of the other axes' coordinates, members in the named axes' order."""
+    mesh = _MANUAL.get()
+    names = list(mesh.axis_names)
+    for a in axes:
+        if a not in names:
+            raise NameError(f"unbound axis name: {a}. The mesh of the enclosing shard_map "
+                            f"has axes {tuple(names)}")
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes)
+    rest = [a for a in names if a not in axes]
+    perm = [names.index(a) for a in rest] + [names.index(a) for a in axes]
+    k = math.prod(mesh.shape[a] for a in axes)
+    return ids.transpose(perm).reshape(-1, k)
+
+
+def _common(ctx, axes) -> dict:
+    ir = ctx.ir
+    return {"replica_groups": ir.DenseIntElementsAttr.get(
+        np.ascontiguousarray(_groups(axes), np.int64)),
+            "channel_handle": ir.Attribute.parse(
+                "#stablehlo.channel_handle<handle = 1, type = 1>")}
+
+
+def _with_reducer(ctx, name, x, out_type, attrs, combine):
+    ir, hlo = ctx.ir, ctx.hlo
+    op = ir.Operation.create(name, results=[out_type], operands=[x], attributes=attrs,
+                             regions=1)
+    scalar = ir.RankedTensorType.get([], ir.RankedTensorType(x.type).element_type)
+    block = op.regions[0].blocks.append(scalar, scalar)
+    with ir.InsertionPoint(block):
+        hlo.ReturnOp([combine(*block.arguments)])
+    return op.result
+
+
+def _reduce_rule(combine_name: str) -> Callable:
+    def rule(ctx, *xs, axes):
+        ir = ctx.ir
+        combine = getattr(ctx.hlo, combine_name)
+        outs = []
+        for x in xs:
+            attrs = dict(_common(ctx, axes), use_global_device_ids=ir.UnitAttr.get())
+            if ir.RankedTensorType(x.type).element_type == ir.IntegerType.get_signless(1) \
+                    and combine_name == "AddOp":
+                combine = ctx.hlo.OrOp
+            outs.append(_with_reducer(ctx, "stablehlo.all_reduce", x, x.type, attrs,
+                                      lambda a, b: combine(a, b).result))
+        return outs
+    return rule
+
+
+def _reshape(ctx, x, shape):
+    ir = ctx.ir
+    t = ir.RankedTensorType.get(list(shape), ir.RankedTensorType(x.type).element_type)
+    return ctx.hlo.ReshapeOp(t, x).result
+
+
+def _all_gather(ctx, x, *, axes, axis, tiled):
+    ir = ctx.ir
+    shape = list(ctx.avals_in[0].shape)
+    if not tiled:
+        shape.insert(axis, 1)
+        x = _reshape(ctx, x, shape)
+    k = math.prod(_MANUAL.get().shape[a] for a in axes)
+    gathered = list(shape)
+    gathered[axis] *= k
+    t = ir.RankedTensorType.get(gathered, ir.RankedTensorType(x.type).element_type)
+    attrs = dict(_common(ctx, axes), all_gather_dim=ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), axis), use_global_device_ids=ir.UnitAttr.get())
+    return [ir.Operation.create("stablehlo.all_gather", results=[t], operands=[x],
+                                attributes=attrs).result]
+
+
+def _reduce_scatter(ctx, x, *, axes, scatter_dimension, tiled):
+    ir = ctx.ir
+    shape = list(ctx.avals_in[0].shape)
+    k = math.prod(_MANUAL.get().shape[a] for a in axes)
+    out = list(shape)
+    out[scatter_dimension] //= k
+    t = ir.RankedTensorType.get(out, ir.RankedTensorType(x.type).element_type)
+    attrs = dict(_common(ctx, axes), scatter_dimension=ir.IntegerAttr.get(
+        ir.IntegerType.get_signless(64), scatter_dimension),
+        use_global_device_ids=ir.UnitAttr.get())
+    r = _with_reducer(ctx, "stablehlo.reduce_scatter", x, t, attrs,
+                      lambda a, b: ctx.hlo.AddOp(a, b).result)
+    return [r if tiled else _reshape(ctx, r, ctx.avals_out[0].shape)]
+
+
+def _all_to_all(ctx, x, *, axes, split_axis, concat_axis, tiled):
+    ir = ctx.ir
+    if not tiled:
+        raise NotImplementedError("all_to_all inside shard_map: only tiled=True is lowered yet")
+    k = math.prod(_MANUAL.get().shape[a] for a in axes)
+    i64 = ir.IntegerType.get_signless(64)
+    attrs = dict(_common(ctx, axes), split_dimension=ir.IntegerAttr.get(i64, split_axis),
+                 concat_dimension=ir.IntegerAttr.get(i64, concat_axis),
+                 split_count=ir.IntegerAttr.get(i64, k))
+    t = ctx.module.ir_type(ctx.avals_out[0])
+    return [ir.Operation.create("stablehlo.all_to_all", results=[t], operands=[x],
+                                attributes=attrs).result]
+
+
+def _ppermute(ctx, x, *, axes, perm):
+    ir = ctx.ir
+    pairs = [(int(g[s]), int(g[d])) for g in _groups(axes) for s, d in perm]
+    attrs = {"source_target_pairs": ir.DenseIntElementsAttr.get(
+                 np.array(pairs, np.int64).reshape(-1, 2)),
+             "channel_handle": _common(ctx, axes)["channel_handle"]}
+    return [ir.Operation.create("stablehlo.collective_permute", results=[x.type],
+                                operands=[x], attributes=attrs).result]
+
+
+def _axis_index(ctx, *, axis_name):
+    ir, hlo = ctx.ir, ctx.hlo
+    mesh = _MANUAL.get()
+    if axis_name not in mesh.shape:
+        _groups((axis_name,))     # the NameError
+    names = list(mesh.axis_names)
+    stride = math.prod(mesh.axis_sizes[names.index(axis_name) + 1:])
+    i32 = ir.IntegerType.get_signless(32)
+    scalar = ir.RankedTensorType.get([], i32)
+    pid = hlo.ConvertOp(scalar, hlo.PartitionIdOp().result).result
+
+    def const(v):
+        return hlo.ConstantOp(ir.DenseElementsAttr.get(np.array(v, np.int32))).result
+    q = hlo.DivOp(pid, const(stride)).result
+    return [hlo.RemOp(q, const(mesh.shape[axis_name])).result]
+
+
+def _collective_rules() -> list:
+    table = {"psum": _reduce_rule("AddOp"), "pmax": _reduce_rule("MaxOp"),
+             "pmin": _reduce_rule("MinOp"), "all_gather": _all_gather,
+             "reduce_scatter": _reduce_scatter, "all_to_all": _all_to_all,
+             "ppermute": _ppermute, "axis_index": _axis_index}
+    out = []
+    for name, rule in table.items():
+        try:
+            prim = get_primitive(name)
+        except LookupError:   # the control_flow family is not loaded
+            continue
+        out.append(RuleSet(prim, lowering={"default": rule}))
+    return out
+
+
+# --- the front end -----------------------------------------------------------------
+
+def _specs(specs: Any, n: int, tree: Any, what: str) -> list:
+    from .spmd import _broadcast
+    flat = _broadcast(specs, tree, n, f"shard_map: {what}")
+    out = []
+    for s in flat:
+        if s is None:
+            s = PartitionSpec()
+        if not isinstance(s, PartitionSpec):
+            raise TypeError(f"shard_map: {what} entries are PartitionSpecs, got {s!r}")
+        out.append(s)
+    return out
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
+              mesh: Mesh | None = None, axis_names: Any = None,
+              check_vma: bool = True) -> Callable:
+    """`f` run on every device of `mesh`, each call seeing its device's block of each
+    argument (split as `in_specs` says); the results are put together as `out_specs`
+    says. Inside `f` the collectives over mesh axes communicate between devices."""
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if mesh is None:
+        mesh = Mesh.current()
+        if mesh is None:
+            raise ValueError("shard_map needs a mesh: pass mesh=..., or call it inside "
+                             "`with mesh:`")
+
+    def wrapped(*args: Any) -> Any:
+        leaves, in_tree = tu.tree_flatten(args)
+        ins = _specs(in_specs, len(leaves), in_tree, "in_specs")
+        for spec in ins:
+            NamedSharding(mesh, spec)      # unknown or repeated axes: the ValueError
+        avals = [leaf_aval(x) for x in leaves]
+        local = [ShapedArray(_split(a.shape, s, mesh, f"argument {i}"), a.dtype, a.weak_type)
+                 for i, (a, s) in enumerate(zip(avals, ins))]
+
+        def body(*xs):
+            return f(*xs)
+        flat, out_tree = flatten_fun(lambda a, k: body(*a), tu.tree_structure((args, {})))
+        with named_axes(list(mesh.shape.items())):
+            closed = trace_to_jaxpr(flat, local)
+        tree = out_tree()
+        outs_spec = _specs(out_specs, len(closed.out_avals), tree, "out_specs")
+        for spec, a in zip(outs_spec, closed.out_avals):
+            if len(spec) > len(a.shape):
+                raise ValueError(f"shard_map: out_specs entry {spec!r} is longer than the "
+                                 f"rank of the output {a.shape}")
+            NamedSharding(mesh, spec)
+        params = dict(jaxpr=closed, mesh=mesh, in_specs=tuple(ins), out_specs=tuple(outs_spec))
+        if current_trace() is eval_trace:
+            outs = _impl(None, *leaves, **params)
+        else:
+            outs = shard_map_p.bind(*leaves, **params)
+        return tu.tree_unflatten(tree, outs)
+
+    wrapped.__name__ = getattr(f, "__name__", "shard_map")
+    return wrapped
