@@ -1,7 +1,8 @@
 """Hook implementations of the linear-algebra family (issue 15).
 
 Six primitives (`primitives`: cholesky, triangular_solve, lu, qr, eigh, svd) with
-their differentiation rules (`ad`) and LAPACK lowerings (`lowering`); the front
+their differentiation rules (`ad`) and LAPACK lowerings (`lowering`), and two with
+their rules in one module each (`eig`: the general eigensolver; `hessenberg`); the front
 ends `plugax.lax.linalg` (`lax_api`), `plugax.numpy.linalg` (`numpy_api`) and
 `plugax.scipy.linalg` (`scipy_api`) are built on them.
 """
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import ad, eig as E, extra_api, scipy_more, lax_api, lowering, numpy_api, numpy_poly, primitives as P, scipy_api
+from . import (ad, eig as E, extra_api, hessenberg as H, lax_api, lowering, numpy_api,
+               numpy_poly, primitives as P, scipy_api, scipy_more)
 
 
 @hookimpl
 def plugax_plugin_info() -> PluginInfo:
     return PluginInfo(name="linalg", requires=("elementwise", "shape", "dot", "reductions"),
-                      description="factorisations and solves (cholesky, lu, qr, eigh, svd)")
+                      description="factorisations and solves (cholesky, lu, qr, eigh, svd, eig, "
+                                  "hessenberg)")
 
 
 @hookimpl
@@ -26,17 +29,19 @@ def plugax_primitive_rules() -> list:
             for p in P.IMPL] + [
         RuleSet(E.eig_p, impl=E.RULES["impl"], abstract_eval=E.RULES["abstract_eval"],
                 jvp=E.RULES["jvp"], batching=E.RULES["batching"],
-                lowering={"default": E.RULES["lowering"]})]
+                lowering={"default": E.RULES["lowering"]}),
+        RuleSet(H.hessenberg_p, impl=H.RULES["impl"], abstract_eval=H.RULES["abstract_eval"],
+                batching=H.RULES["batching"], lowering={"default": H.RULES["lowering"]})]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax.linalg": {**lax_api.LAX_LINALG, **E.LAX_LINALG},
+    return {"lax.linalg": {**lax_api.LAX_LINALG, **E.LAX_LINALG, **H.LAX_LINALG},
             "numpy": {**numpy_poly.NUMPY, **E.NUMPY},
             "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA,
                              **E.NUMPY_LINALG},
             "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA,
-                             **scipy_more.SCIPY_LINALG_MORE}}
+                             **scipy_more.SCIPY_LINALG_MORE, **H.SCIPY_LINALG}}
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""scipy_more.py against SciPy / NumPy in float64: one table of the special matrices
+"""scipy_more.py and hessenberg.py against SciPy / NumPy in float64: one table of the special matrices
 (name -> arguments), then the coefficient matrices, qr_multiply and eigh_tridiagonal
 with jit, vmap and derivatives against central differences."""
 import numpy as np
@@ -123,3 +123,34 @@ def test_eigh_tridiagonal():
         psl.eigh_tridiagonal(d, e, select="i", select_range=(3, 1))
     with x64(), pytest.raises(TypeError, match="same dtype"):
         psl.eigh_tridiagonal(d.astype(np.float32), e)
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (1, 1), (2, 2), (3, 4, 4)])
+def test_hessenberg_matches_scipy_eager_and_jit(shape):
+    a = np.random.default_rng(sum(shape)).standard_normal(shape)
+    flat = a.reshape(-1, *shape[-2:])
+    want = [sl.hessenberg(m, calc_q=True) for m in flat]
+    with x64():
+        for fn in (psl.hessenberg, plugax.jit(psl.hessenberg, static_argnames="calc_q")):
+            h, q = fn(a, calc_q=True)
+            h, q = np.asarray(h).reshape(flat.shape), np.asarray(q).reshape(flat.shape)
+            for (hw, qw), hg, qg, m in zip(want, h, q, flat):
+                # the same reflectors as LAPACK (dlarfg's signs), so SciPy's very factors
+                np.testing.assert_allclose(hg, hw, atol=1e-12)
+                np.testing.assert_allclose(qg, qw, atol=1e-12)
+                np.testing.assert_allclose(qg @ hg @ qg.T, m, atol=1e-12)
+                assert np.all(np.tril(hg, -2) == 0)
+            np.testing.assert_allclose(fn(a), h.reshape(shape), atol=1e-12)
+        packed, taus = plugax.vmap(plugax.lax.linalg.hessenberg)(flat)
+        packed_loop = np.stack([np.asarray(plugax.lax.linalg.hessenberg(m)[0]) for m in flat])
+        np.testing.assert_allclose(packed, packed_loop, atol=1e-14)
+        assert np.asarray(taus).shape == (len(flat), shape[-1] - 1)
+    h32 = psl.hessenberg(a.astype(np.float32))
+    assert np.asarray(h32).dtype == np.float32
+
+
+def test_hessenberg_errors():
+    with pytest.raises(plugax.ShapeError, match=r"'hessenberg' takes square"):
+        psl.hessenberg(np.ones((3, 4)))
+    with pytest.raises(plugax.MissingRuleError, match="'hessenberg' has no jvp"):  # as JAX
+        plugax.grad(lambda a: jnp.sum(psl.hessenberg(a)))(np.eye(3))
