@@ -66,6 +66,13 @@ def _eig_impl(ctx, x: np.ndarray, *, compute_left_eigenvectors: bool,
               compute_right_eigenvectors: bool, **_: Any) -> list[np.ndarray]:
     c = _complex_dtype(x.dtype)
     n = x.shape[-1]
+    bad = ~np.isfinite(x).all(axis=(-2, -1))
+    if bad.any():   # NumPy raises; LAPACK under jit gives NaNs: give them for those only
+        out = _eig_impl(ctx, np.where(bad[..., None, None], 0, x),
+                        compute_left_eigenvectors=compute_left_eigenvectors,
+                        compute_right_eigenvectors=compute_right_eigenvectors)
+        return [np.where(bad.reshape(bad.shape + (1,) * (o.ndim - bad.ndim)), np.nan, o)
+                .astype(c) for o in out]
     if n == 0:
         w, vr = np.zeros(x.shape[:-1], c), np.zeros(x.shape, c)
     elif compute_left_eigenvectors or compute_right_eigenvectors:

@@ -70,6 +70,16 @@ def test_eig_eager_matches_jit_and_float32():
     np.testing.assert_allclose(_sorted(wj), _sorted(np.linalg.eigvals(REAL)), atol=1e-4)
 
 
+def test_eig_of_non_finite_matrices_is_nan_not_an_error():
+    a = np.stack([np.diag([1.0, 2.0]), np.full((2, 2), np.nan), np.diag([np.inf, 1.0])])
+    for f in (jnp.linalg.eigvals, plugax.jit(jnp.linalg.eigvals)):
+        w = np.asarray(f(a))
+        np.testing.assert_allclose(np.sort(w[0].real), [1, 2])
+        assert np.isnan(w[1]).all()
+    w, vl, vr = L.eig(a)
+    assert np.isnan(np.asarray(vl)[1:]).all() and np.isnan(np.asarray(vr)[1:]).all()
+
+
 def test_eig_vmap_matches_loop():
     with x64():
         got = plugax.vmap(jnp.linalg.eigvals, in_axes=2)(np.moveaxis(BATCH, 0, 2))
