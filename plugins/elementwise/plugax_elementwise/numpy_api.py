@@ -124,7 +124,7 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
                         r._value = out
                         r._buf = r._aval = None
                         r.shape = shape
-                        r.dtype = out.dtype
+                        r.dtype = d   # these ufuncs keep a float dtype they get twice
                         r.weak_type = x1.weak_type
                         return r
                     return Array(out, x1.weak_type)
