@@ -2,7 +2,8 @@
 
 Six primitives (`primitives`: cholesky, triangular_solve, lu, qr, eigh, svd) with
 their differentiation rules (`ad`) and LAPACK lowerings (`lowering`), and two with
-their rules in one module each (`eig`: the general eigensolver; `hessenberg`); the front
+their rules in one module each (`eig`: the general eigensolver; `hessenberg`;
+`schur`); the front
 ends `plugax.lax.linalg` (`lax_api`), `plugax.numpy.linalg` (`numpy_api`) and
 `plugax.scipy.linalg` (`scipy_api`) are built on them.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
 from . import (ad, eig as E, extra_api, hessenberg as H, lax_api, lowering, numpy_api,
-               numpy_poly, primitives as P, scipy_api, scipy_more)
+               numpy_poly, primitives as P, schur as S, scipy_api, scipy_more)
 
 
 @hookimpl
@@ -31,17 +32,21 @@ def plugax_primitive_rules() -> list:
                 jvp=E.RULES["jvp"], batching=E.RULES["batching"],
                 lowering={"default": E.RULES["lowering"]}),
         RuleSet(H.hessenberg_p, impl=H.RULES["impl"], abstract_eval=H.RULES["abstract_eval"],
-                batching=H.RULES["batching"], lowering={"default": H.RULES["lowering"]})]
+                batching=H.RULES["batching"], lowering={"default": H.RULES["lowering"]}),
+        RuleSet(S.schur_p, impl=S.RULES["impl"], abstract_eval=S.RULES["abstract_eval"],
+                batching=S.RULES["batching"], lowering={"default": S.RULES["lowering"]})]
 
 
 @hookimpl
 def plugax_frontend() -> dict:
-    return {"lax.linalg": {**lax_api.LAX_LINALG, **E.LAX_LINALG, **H.LAX_LINALG},
+    return {"lax.linalg": {**lax_api.LAX_LINALG, **E.LAX_LINALG, **H.LAX_LINALG,
+                           **S.LAX_LINALG},
             "numpy": {**numpy_poly.NUMPY, **E.NUMPY},
             "numpy.linalg": {**numpy_api.NUMPY_LINALG, **extra_api.NUMPY_LINALG_EXTRA,
                              **E.NUMPY_LINALG},
             "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA,
-                             **scipy_more.SCIPY_LINALG_MORE, **H.SCIPY_LINALG}}
+                             **scipy_more.SCIPY_LINALG_MORE, **H.SCIPY_LINALG,
+                             **S.SCIPY_LINALG}}
 
 
 @hookimpl

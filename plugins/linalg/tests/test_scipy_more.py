@@ -154,3 +154,55 @@ def test_hessenberg_errors():
         psl.hessenberg(np.ones((3, 4)))
     with pytest.raises(plugax.MissingRuleError, match="'hessenberg' has no jvp"):  # as JAX
         plugax.grad(lambda a: jnp.sum(psl.hessenberg(a)))(np.eye(3))
+
+
+def _same_spectrum(got, want, tol):
+    got, want = list(np.asarray(got).ravel()), list(np.asarray(want).ravel())
+    for w in want:                     # match each eigenvalue to its nearest (no sort ties)
+        i = int(np.argmin([abs(g - w) for g in got]))
+        assert abs(got.pop(i) - w) < tol, (w, got)
+
+
+SCHUR_CASES = [(n, kind) for n in (1, 2, 3, 6, 10) for kind in ("real", "complex", "cplx_in")]
+
+
+@pytest.mark.parametrize("n, kind", SCHUR_CASES)
+@pytest.mark.parametrize("jit", [False, True])
+def test_schur_decomposes(n, kind, jit):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n))
+    if kind == "cplx_in":
+        a = a + 1j * rng.standard_normal((n, n))
+    output = "real" if kind == "real" else "complex"
+    with x64():
+        f = plugax.jit(psl.schur, static_argnames="output") if jit else psl.schur
+        t, z = (np.asarray(v) for v in f(a, output=output))
+        assert t.dtype == (np.float64 if kind == "real" else np.complex128)
+        np.testing.assert_allclose(z @ t @ z.conj().T, a, atol=1e-12)
+        np.testing.assert_allclose(z.conj().T @ z, np.eye(n), atol=1e-12)
+        if kind == "real":   # quasi-triangular: 2x2 blocks only for complex pairs
+            assert np.all(np.tril(t, -2) == 0)
+            sub = np.nonzero(np.diag(t, -1))[0]
+            assert np.all(np.diff(sub) > 1)              # no two adjacent 2x2 blocks
+            for k in sub:
+                blk = t[k:k + 2, k:k + 2]
+                assert (blk[0, 0] - blk[1, 1]) ** 2 + 4 * blk[0, 1] * blk[1, 0] < 0
+            _same_spectrum(np.linalg.eigvals(t), np.linalg.eigvals(a), 1e-9)
+        else:
+            assert np.all(np.tril(t, -1) == 0)
+            _same_spectrum(np.diag(t), np.linalg.eigvals(a), 1e-9)
+
+
+def test_schur_batches_and_errors():
+    a = np.random.default_rng(0).standard_normal((3, 4, 4))
+    with x64():
+        t, z = plugax.vmap(psl.schur)(a)
+        np.testing.assert_allclose(np.asarray(z) @ np.asarray(t) @ np.swapaxes(z, -1, -2), a,
+                                   atol=1e-12)
+        t_only = plugax.lax.linalg.schur(a[0], compute_schur_vectors=False)
+        np.testing.assert_allclose(t_only, t[0], atol=1e-12)
+    with pytest.raises(ValueError, match="'real' or 'complex'"):
+        psl.schur(a[0], output="both")
+    with pytest.raises(plugax.ShapeError, match="'schur' takes square"):
+        psl.schur(np.ones((2, 3)))
+    assert np.isnan(np.asarray(psl.schur(np.full((2, 2), np.nan))[0])).all()
