@@ -37,7 +37,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from plugax.extend import Array, Primitive, is_eager, jit_disabled, registry_version
+from plugax.extend import (Array, Primitive, eval_trace, is_eager, jit_disabled,
+                           registry_version, trace_state)
 
 __all__ = ["compiled_loop", "eager_front_call", "MISS", "interpret_eager_loops",
            "eager_loop_stats"]
@@ -81,10 +82,22 @@ def _hashable(value: Any) -> bool:
         return False
 
 
+def _run_by_eval_trace() -> bool:
+    """Whether the interpreter running this impl rule is the plain eager one: the
+    bottom of the current trace's chain. (Not `is_eager()`: partial evaluation runs
+    the known half of a loop, e.g. the forward scan of `grad`, on its parent EvalTrace
+    without making it current.) An `override` block's thread has another bottom
+    interpreter, whose rules may differ from the tables: it interprets."""
+    trace = trace_state.trace
+    while trace.parent is not None:
+        trace = trace.parent
+    return trace is eval_trace
+
+
 def compiled_loop(prim: Primitive, jaxpr: Any, vals: tuple, params: dict) -> list | None:
     """The outputs (NumPy) of ``prim.bind(*vals, **params)`` run as one compiled
     program, or None when the caller must interpret the loop (see the module)."""
-    if getattr(_forced, "on", False) or not is_eager() or jit_disabled():
+    if getattr(_forced, "on", False) or not _run_by_eval_trace() or jit_disabled():
         eager_loop_stats["interpreted"] += 1
         return None
     items = tuple(sorted(params.items()))
@@ -100,7 +113,11 @@ def compiled_loop(prim: Primitive, jaxpr: Any, vals: tuple, params: dict) -> lis
         eager_loop_stats["interpreted"] += 1
         return None
     eager_loop_stats["compiled"] += 1
-    outs = entry(*vals)
+    prev, trace_state.trace = trace_state.trace, eval_trace   # run it as eager code
+    try:
+        outs = entry(*vals)
+    finally:
+        trace_state.trace = prev
     return [np.asarray(o) for o in outs]
 
 
@@ -112,12 +129,15 @@ def _compile(prim: Primitive, vals: tuple, params: dict) -> Any:
     def loop(*operands: Any) -> list:
         return prim.bind(*operands, **params)
     loop.__name__ = f"eager_{prim.name}"
+    prev, trace_state.trace = trace_state.trace, eval_trace   # stage it as eager code
     try:
         compiled = jit(loop).lower(*vals).compile()
     except Exception as err:   # lowering or compiling only: nothing has run yet
         log.info("plugax: an eager %s is interpreted step by step, its body does not "
                  "compile: %s: %s", prim.name, type(err).__name__, err)
         return _INTERPRET
+    finally:
+        trace_state.trace = prev
     eager_loop_stats["compilations"] += 1
     return compiled
 

@@ -183,6 +183,11 @@ def test_grad_and_vmap_of_an_eager_scan_match_the_interpreter():
                          pnp.zeros(3, np.float32), xs)
         return ys.sum() + c.sum()
     w, xs = plugax.Array(np.float32(0.7)), plugax.Array(XS[:20])
+    before = eager_loop_stats["compiled"]
+    plugax.grad(loss)(w, xs)
+    # both loops of reverse mode run compiled: the forward (known) scan, which partial
+    # evaluation runs on its parent EvalTrace, and the transposed scan
+    assert eager_loop_stats["compiled"] >= before + 2
     compiled, interpreted = both(lambda: plugax.grad(loss)(w, xs))
     assert_same(compiled, interpreted)
     eps = 1e-5   # central differences in float64 through NumPy
