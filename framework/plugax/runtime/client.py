@@ -19,7 +19,8 @@ from ..core.array import Array
 from ..core.avals import ShapedArray
 from ..errors import PlugaxError
 
-__all__ = ["Backend", "backend", "device_put", "to_device"]
+__all__ = ["Backend", "backend", "device_put", "to_device", "set_distributed",
+           "backend_started"]
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # keep PJRT's start-up chatter quiet
 
@@ -47,7 +48,7 @@ class Backend:
     def __init__(self, platform: str):
         self.client = _make_client(platform)
         self.platform = self.client.platform
-        self.device = self.client.devices()[0]
+        self.device = self.client.local_devices()[0]
         self.device_list = xc.DeviceList((self.device,))
         self.sharding = _Sharding(self.device)
 
@@ -64,6 +65,8 @@ class Backend:
 def _make_client(platform: str) -> Any:
     if platform == "cpu":
         n = dtypes.config.num_cpu_devices
+        if _distributed:     # one process of several (plugax.distributed.initialize)
+            return xc.make_cpu_client(num_devices=n or None, **_distributed)
         return xc.make_cpu_client(num_devices=n) if n else xc.make_cpu_client()
     if platform in ("cuda", "gpu", "rocm"):
         return _make_plugin_client(platform)
@@ -100,6 +103,27 @@ def _gpu_options() -> dict:
 
 _backend: Backend | None = None
 _lock = threading.Lock()
+_distributed: dict = {}   # make_cpu_client's keywords for a process of a distributed run
+
+
+def set_distributed(options: dict | None) -> None:
+    """Make the (not yet created) client part of a multi-process run: `options` are
+    make_cpu_client's `distributed_client`, `node_id`, `num_nodes`, `collectives`;
+    None forgets them and the client, so that the next use makes a fresh one."""
+    global _backend
+    with _lock:
+        if options is not None and _backend is not None:
+            raise RuntimeError("distributed.initialize() must be called before any "
+                               "computation: this process already made its device client")
+        _distributed.clear()
+        if options:
+            _distributed.update(options)
+        else:
+            _backend = None
+
+
+def backend_started() -> bool:
+    return _backend is not None
 
 
 def backend() -> Backend:

@@ -87,9 +87,16 @@ def put(value: np.ndarray, aval: Any, sharding: DeviceSharding) -> Any:
         value = np.zeros(value.shape, np.bool_)
     devices = list(sharding._internal_device_list)
     idx = device_indices(sharding._hlo_sharding, value.shape, len(devices))
-    pieces = [np.ascontiguousarray(value[i]) for i in idx]
-    return xc.batched_device_put(aval, sharding, pieces, devices, True, False,
-                                 enable_x64=dtypes.config.enable_x64)
+    mine = _local_positions(devices)   # in a multi-process run, this process's devices
+    pieces = [np.ascontiguousarray(value[idx[i]]) for i in mine]
+    return xc.batched_device_put(aval, sharding, pieces, [devices[i] for i in mine], True,
+                                 False, enable_x64=dtypes.config.enable_x64)
+
+
+def _local_positions(devices: Sequence[Any]) -> list[int]:
+    from .client import backend
+    me = backend().client.process_index()
+    return [i for i, d in enumerate(devices) if d.process_index == me]
 
 
 class _NoJaxSharding:
@@ -125,15 +132,23 @@ def host_value(buf: Any) -> np.ndarray:
     """The whole value of a (possibly sharded) buffer, gathered on the host."""
     if not is_sharded(buf):
         return _single_host(buf)
-    parts = shard_buffers(buf)
+    parts = shard_buffers(buf)     # this process's shards, in the device list's order
     shape = tuple(buf.aval.shape)
-    idx = device_indices(buf._sharding._to_xla_hlo_sharding(len(shape)), shape, len(parts))
-    out = None
-    for part, i in zip(parts, idx):
+    devices = list(buf._sharding._internal_device_list)
+    idx = device_indices(buf._sharding._to_xla_hlo_sharding(len(shape)), shape, len(devices))
+    out, seen = None, np.zeros(shape, bool)
+    for part, pos in zip(parts, _local_positions(devices)):
         v = _single_host(part)
         if out is None:
             out = np.empty(shape, v.dtype)
-        out[i] = v
+        out[idx[pos]] = v
+        seen[idx[pos]] = True
+    if not seen.all():
+        raise RuntimeError(f"Fetching the value of an Array of shape {shape} that spans "
+                           f"devices of other processes is not possible: this process holds "
+                           f"only part of it. Replicate it first (e.g. jit with "
+                           f"out_shardings=NamedSharding(mesh, P())), or read "
+                           f"`addressable_shards`")
     return out
 
 

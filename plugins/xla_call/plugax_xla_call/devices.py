@@ -61,7 +61,10 @@ def devices(backend: str | None = None) -> list:
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list:
-    return devices(backend)
+    """This process's devices (all of them, unless plugax.distributed joined a run)."""
+    if process_index is None:
+        return list(runtime().backend().client.local_devices())
+    return [d for d in devices(backend) if d.process_index == process_index]
 
 
 def default_backend() -> str:
@@ -79,8 +82,8 @@ def local_device_count(backend: str | None = None) -> int:
 
 
 def process_count(backend: str | None = None) -> int:
-    return 1
+    return len({d.process_index for d in devices(backend)})
 
 
 def process_index(backend: str | None = None) -> int:
-    return 0
+    return runtime().backend().client.process_index()

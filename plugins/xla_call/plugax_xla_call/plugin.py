@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import aot, devices, jit, primitive, shard_map, sharding, spmd
+from . import aot, devices, distributed, jit, primitive, shard_map, sharding, spmd
 
 
 @hookimpl
@@ -27,6 +27,7 @@ def plugax_frontend() -> dict:
             "sharding": {name: getattr(sharding, name) for name in (
                 "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding")},
             "lax": {"with_sharding_constraint": spmd.with_sharding_constraint},
+            "distributed": {name: getattr(distributed, name) for name in distributed.__all__},
             "debug": {"visualize_array_sharding": sharding.visualize_array_sharding}}
 
 

@@ -146,11 +146,15 @@ class Sharding:
 
     @property
     def addressable_devices(self) -> set:
-        return self.device_set
+        me = runtime().backend().client.process_index()
+        return {d for d in self._device_list() if d.process_index == me}
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        """Whether every device is this process's (False in a multi-process run when
+        the sharding spans other processes' devices)."""
+        me = runtime().backend().client.process_index()
+        return all(d.process_index == me for d in self._device_list())
 
     @property
     def memory_kind(self) -> str:
@@ -361,7 +365,10 @@ def _addressable_shards(x: Any) -> list[Shard]:
     devs = s._device_list()
     idx = sharded.device_indices(buf._sharding._hlo_sharding, tuple(x.shape), len(devs))
     shards, seen = [], {}
-    for dev, i, part in zip(devs, idx, parts):
+    me = runtime().backend().client.process_index()
+    local = [k for k, d in enumerate(devs) if d.process_index == me]
+    for k, part in zip(local, parts):
+        dev, i = devs[k], idx[k]
         key = tuple((sl.start, sl.stop) for sl in i)
         replica = seen[key] = seen.get(key, -1) + 1
         aval = type(x.aval)(tuple(len(range(*sl.indices(n))) for sl, n in zip(i, x.shape)),
@@ -388,7 +395,7 @@ ARRAY_METHODS = {
     "sharding": _tracer_guard(sharding_of),
     "addressable_shards": _tracer_guard(_addressable_shards),
     "global_shards": _tracer_guard(_addressable_shards),
-    "is_fully_addressable": property(lambda self: True),
+    "is_fully_addressable": _tracer_guard(lambda self: sharding_of(self).is_fully_addressable),
     "is_fully_replicated": _tracer_guard(lambda self: sharding_of(self).is_fully_replicated),
     "committed": _tracer_guard(_is_sharded),
 }
