@@ -242,21 +242,17 @@ def errors():
 
 @check
 def committed_inputs_keep_their_sharding():
-    try:
-        from plugax_xla_call import fastpath
-    except ImportError:   # no C++ dispatcher
-        fastpath = None
-    if fastpath is not None:   # the C++ dispatcher's cache miss does not route these yet
-        fastpath.set_enabled(False)
-    try:
-        s = NamedSharding(mesh, P("x", "y"))
-        a = plugax.device_put(X, s)
-        out = plugax.jit(lambda t: t * 2.0 + 1.0)(a)
-    finally:
-        if fastpath is not None:
-            fastpath.set_enabled(None)
+    s = NamedSharding(mesh, P("x", "y"))
+    a = plugax.device_put(X, s)
+    f = plugax.jit(lambda t: t * 2.0 + 1.0)
+    one = f(X)                  # the same signature on one device first
+    out = f(a)                  # a committed sharded input: the SPMD path, its sharding kept
+    again = f(a)
     np.testing.assert_allclose(np.asarray(out), X * 2 + 1, rtol=1e-6)
-    assert out.sharding == s, out.sharding
+    np.testing.assert_allclose(np.asarray(again), X * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(one), X * 2 + 1, rtol=1e-6)
+    assert out.sharding == s and again.sharding == s, (out.sharding, again.sharding)
+    assert isinstance(f(X).sharding, SingleDeviceSharding)
 
 
 @check
