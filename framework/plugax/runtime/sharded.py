@@ -28,8 +28,8 @@ import numpy as np
 
 from .. import dtypes
 
-__all__ = ["DeviceSharding", "device_indices", "put", "host_value", "shard_buffers",
-           "is_sharded", "result_handler"]
+__all__ = ["DeviceSharding", "device_indices", "put", "put_pieces", "host_value",
+           "shard_buffers", "is_sharded", "result_handler", "local_positions"]
 
 from jaxlib import _jax  # noqa: E402  (the runtime package is imported lazily)
 from jaxlib import xla_client as xc  # noqa: E402
@@ -91,6 +91,20 @@ def put(value: np.ndarray, aval: Any, sharding: DeviceSharding) -> Any:
     pieces = [np.ascontiguousarray(value[idx[i]]) for i in mine]
     return xc.batched_device_put(aval, sharding, pieces, [devices[i] for i in mine], True,
                                  False, enable_x64=dtypes.config.enable_x64)
+
+
+def put_pieces(pieces: dict, aval: Any, sharding: DeviceSharding) -> Any:
+    """An array made from this process's pieces (`pieces`: device position -> value)."""
+    devices = list(sharding._internal_device_list)
+    mine = _local_positions(devices)
+    values = [np.ascontiguousarray(pieces[i], dtype=aval.dtype) for i in mine]
+    return xc.batched_device_put(aval, sharding, values, [devices[i] for i in mine], True,
+                                 False, enable_x64=dtypes.config.enable_x64)
+
+
+def local_positions(devices: Sequence[Any]) -> list[int]:
+    """Positions in `devices` of this process's devices."""
+    return _local_positions(devices)
 
 
 def _local_positions(devices: Sequence[Any]) -> list[int]:

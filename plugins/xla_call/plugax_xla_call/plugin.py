@@ -23,6 +23,9 @@ def plugax_frontend() -> dict:
                        "deserialize_compiled": aot.deserialize_compiled,
                        "make_mesh": sharding.make_mesh, "P": sharding.PartitionSpec,
                        "shard_map": shard_map.shard_map,
+                       "make_array_from_callback": spmd.make_array_from_callback,
+                       "make_array_from_process_local_data":
+                           spmd.make_array_from_process_local_data,
                        **{name: getattr(devices, name) for name in devices.__all__}},
             "sharding": {name: getattr(sharding, name) for name in (
                 "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding")},

@@ -27,6 +27,11 @@ try:
         NamedSharding(mesh, P()), NamedSharding(mesh, P("x")), NamedSharding(mesh, P("x"))),
         out_shardings=NamedSharding(mesh, P()))(w, x / 16, y)
     sharded = plugax.device_put(x, NamedSharding(mesh, P("x")))
+    # each process gives only its half of the rows
+    from_local = plugax.make_array_from_process_local_data(NamedSharding(mesh, P("x")),
+                                                           x[4 * pid: 4 * pid + 4])
+    local_total = plugax.jit(lambda a: jnp.sum(a * a), out_shardings=NamedSharding(mesh, P())
+                             )(from_local)
     try:
         np.asarray(sharded)
         partial_error = ""
@@ -35,7 +40,7 @@ try:
     print("RESULT " + json.dumps({
         "devices": plugax.device_count(), "local": plugax.local_device_count(),
         "process_index": plugax.process_index(), "process_count": plugax.process_count(),
-        "total": float(total), "grad": np.asarray(grad).tolist(),
+        "total": float(total), "local_total": float(local_total), "grad": np.asarray(grad).tolist(),
         "shards": [[plugax.devices().index(s.device), np.asarray(s.data).tolist()]
                    for s in sharded.addressable_shards],
         "fully_addressable": sharded.is_fully_addressable, "partial_error": partial_error}),

@@ -317,6 +317,27 @@ def shard_map_matmul_in_jit():
 
 
 @check
+def make_array_from_callback():
+    s = NamedSharding(mesh, P("x", "y"))
+    seen = []
+
+    def cb(index):
+        seen.append(index)
+        return X[index]
+    a = plugax.make_array_from_callback(X.shape, s, cb)
+    assert len(seen) == 8 and a.sharding == s
+    np.testing.assert_array_equal(np.asarray(a), X)
+    b = plugax.make_array_from_process_local_data(NamedSharding(mesh, P("x")), X)
+    np.testing.assert_array_equal(np.asarray(b), X)
+    try:
+        plugax.make_array_from_callback(X.shape, s, lambda index: X)
+    except ValueError as e:
+        assert "returned shape (8, 6)" in str(e), e
+    else:
+        raise AssertionError("a wrong piece shape accepted")
+
+
+@check
 def no_jax_import():
     assert "jax" not in sys.modules or os.environ.get("PLUGAX_ALLOW_JAX")
 

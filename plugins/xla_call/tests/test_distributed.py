@@ -49,6 +49,7 @@ def test_two_processes_run_one_program():
         r = json.loads(lines[-1][len("RESULT "):])
         assert (r["devices"], r["local"], r["process_index"], r["process_count"]) == (4, 2, pid, 2)
         assert r["total"] == float((x * x).sum())
+        assert r["local_total"] == float((x * x).sum())   # from each process's half
         np.testing.assert_allclose(np.array(r["grad"]), ref, rtol=1e-4, atol=1e-6)
         # each process holds the rows of its own two devices (mesh positions 2pid, 2pid+1)
         assert sorted(k for k, _ in r["shards"]) == [2 * pid, 2 * pid + 1], r["shards"]
@@ -62,7 +63,7 @@ UNREACHABLE = """
 import sys, plugax
 try:
     plugax.distributed.initialize(sys.argv[1], num_processes=2, process_id=1,
-                                  initialization_timeout=2)
+                                  initialization_timeout=1)
 except RuntimeError as err:
     print("ERROR", err)
 """
