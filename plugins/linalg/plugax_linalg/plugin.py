@@ -12,7 +12,7 @@ from __future__ import annotations
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
 from . import (ad, eig as E, extra_api, hessenberg as H, lax_api, lowering, numpy_api,
-               numpy_poly, primitives as P, schur as S, scipy_api, scipy_more)
+               numpy_poly, primitives as P, schur as S, schur_funcs, scipy_api, scipy_more)
 
 
 @hookimpl
@@ -46,7 +46,7 @@ def plugax_frontend() -> dict:
                              **E.NUMPY_LINALG},
             "scipy.linalg": {**scipy_api.SCIPY_LINALG, **extra_api.SCIPY_LINALG_EXTRA,
                              **scipy_more.SCIPY_LINALG_MORE, **H.SCIPY_LINALG,
-                             **S.SCIPY_LINALG}}
+                             **S.SCIPY_LINALG, **schur_funcs.SCIPY_LINALG_SCHUR_FUNCS}}
 
 
 @hookimpl
