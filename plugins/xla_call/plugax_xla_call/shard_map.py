@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import contextvars
 import math
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import plugax.tree_util as tu
-from plugax.extend import (Primitive, RuleSet, ShapedArray, current_trace, eval_trace,
-                           flatten_fun, get_primitive, leaf_aval, named_axes, override,
-                           trace_to_jaxpr)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Tracer, config, current_trace,
+                           eval_trace, flatten_fun, get_primitive, leaf_aval, named_axes,
+                           override, registry_version, trace_to_jaxpr)
 
 from .sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -59,16 +60,25 @@ def _abstract_eval(ctx, *avals, jaxpr, mesh, in_specs, out_specs):
             for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
-def _impl(ctx, *args, jaxpr, mesh, in_specs, out_specs):
-    from .spmd import ShardedJit
-    from .jit import JitFunction
+_runners: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
-    def run(*xs):
-        return shard_map_p.bind(*xs, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
-                                out_specs=out_specs)
-    sj = ShardedJit(JitFunction(run, (), (), ()),
-                    tuple(NamedSharding(mesh, s) for s in in_specs),
-                    list(NamedSharding(mesh, s) for s in out_specs))
+
+def _impl(ctx, *args, jaxpr, mesh, in_specs, out_specs):
+    """Run eagerly: a sharded jit of the one equation, made once per body jaxpr (the
+    front end keeps one jaxpr per argument types, so a loop compiles once)."""
+    key = (mesh, in_specs, out_specs)
+    runners = _runners.setdefault(jaxpr, {})
+    sj = runners.get(key)
+    if sj is None:
+        from .jit import JitFunction
+        from .spmd import ShardedJit
+
+        def run(*xs):
+            return shard_map_p.bind(*xs, jaxpr=jaxpr, mesh=mesh, in_specs=in_specs,
+                                    out_specs=out_specs)
+        sj = runners[key] = ShardedJit(JitFunction(run, (), (), ()),
+                                       tuple(NamedSharding(mesh, s) for s in in_specs),
+                                       list(NamedSharding(mesh, s) for s in out_specs))
     return list(sj(*args))
 
 
@@ -288,12 +298,27 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             raise ValueError("shard_map needs a mesh: pass mesh=..., or call it inside "
                              "`with mesh:`")
 
+    traced: dict = {}    # (argument structure, avals, x64) -> (params, output tree)
+
     def wrapped(*args: Any) -> Any:
         leaves, in_tree = tu.tree_flatten(args)
+        avals = [leaf_aval(x) for x in leaves]
+        key = (in_tree, tuple((a.shape, a.dtype, a.weak_type) for a in avals),
+               config.enable_x64, registry_version())
+        hit = traced.get(key)
+        if hit is None:
+            hit = traced[key] = _trace(args, leaves, in_tree, avals)
+        params, tree = hit
+        if current_trace() is eval_trace:
+            outs = _impl(None, *leaves, **params)
+        else:
+            outs = shard_map_p.bind(*leaves, **params)
+        return tu.tree_unflatten(tree, outs)
+
+    def _trace(args: tuple, leaves: list, in_tree: Any, avals: list) -> tuple:
         ins = _specs(in_specs, len(leaves), in_tree, "in_specs")
         for spec in ins:
             NamedSharding(mesh, spec)      # unknown or repeated axes: the ValueError
-        avals = [leaf_aval(x) for x in leaves]
         local = [ShapedArray(_split(a.shape, s, mesh, f"argument {i}"), a.dtype, a.weak_type)
                  for i, (a, s) in enumerate(zip(avals, ins))]
 
@@ -309,12 +334,12 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
                 raise ValueError(f"shard_map: out_specs entry {spec!r} is longer than the "
                                  f"rank of the output {a.shape}")
             NamedSharding(mesh, spec)
-        params = dict(jaxpr=closed, mesh=mesh, in_specs=tuple(ins), out_specs=tuple(outs_spec))
-        if current_trace() is eval_trace:
-            outs = _impl(None, *leaves, **params)
-        else:
-            outs = shard_map_p.bind(*leaves, **params)
-        return tu.tree_unflatten(tree, outs)
+        if closed.consts and any(isinstance(c, Tracer) for c in closed.consts):
+            raise NotImplementedError("shard_map: a body closing over values of an enclosing "
+                                      "transformation (grad, vmap) is not supported yet; "
+                                      "pass them as arguments")
+        return (dict(jaxpr=closed, mesh=mesh, in_specs=tuple(ins),
+                     out_specs=tuple(outs_spec)), tree)
 
     wrapped.__name__ = getattr(f, "__name__", "shard_map")
     return wrapped

@@ -275,6 +275,15 @@ def shard_map_collectives():
                             out_specs=(P(), P(), P(), P(), P(), P(), P("x"), P(("x", "y")),
                                        P("x"), P("x"), P(), P("x")))(v)
     a, mx, mn, me, ag, ag2, pp, idx, rs, a2a, both, over_y = [np.asarray(o) for o in outs]
+    # calling again traces and compiles nothing new
+    from plugax_xla_call import shard_map as sm
+    sq = plugax.shard_map(lambda t: lax.psum(t * t, "x"), mesh=mesh, in_specs=P("x"),
+                          out_specs=P())
+    first = np.asarray(sq(v))
+    runners = len(sm._runners)
+    np.testing.assert_allclose(np.asarray(sq(v)), first)
+    np.testing.assert_allclose(first, (blocks ** 2).sum(0))
+    assert len(sm._runners) == runners
     np.testing.assert_allclose(a, blocks.sum(0))
     np.testing.assert_allclose(mx, blocks.max(0))
     np.testing.assert_allclose(mn, blocks.min(0))
