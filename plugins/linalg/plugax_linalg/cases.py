@@ -13,6 +13,8 @@ import numpy as np
 from plugax.testing import Case
 
 from . import lax_api
+from .eig import eig_p
+from .hessenberg import hessenberg_p
 from .primitives import cholesky_p, eigh_p, lu_p, qr_p, svd_p, triangular_solve_p
 
 _RNG = np.random.default_rng(0)
@@ -47,4 +49,11 @@ def cases() -> list[Case]:
              use_magma=None),
         Case(svd_p, RECT, lowering=True, options=_TOL, full_matrices=False, compute_uv=False,
              subset_by_index=None, algorithm=None),
+        # eigenvalues only: eigenvectors are fixed up to a phase that two LAPACKs choose
+        # differently; no derivative for hessenberg and schur (as JAX), and a Schur form
+        # is not unique, so schur's lowering is checked by its own tests (not here)
+        Case(eig_p, A, lowering=True, options=_TOL, compute_left_eigenvectors=False,
+             compute_right_eigenvectors=False, enable_eigvec_derivs=False,
+             implementation=None),
+        Case(hessenberg_p, A, rules=("abstract_eval", "vmap"), lowering=True, options=_TOL),
     ]

@@ -132,9 +132,12 @@ def _eig_jvp(ctx, primals, tangents, *, compute_left_eigenvectors: bool,
             "enable_eigvec_derivs=True to plugax.lax.linalg.eig to opt in, or "
             "differentiate the eigenvalues alone (jnp.linalg.eigvals)")
     jnp = _jnp()
+    # the vectors are needed for the tangents, so a second derivative (of eigenvalues
+    # too) differentiates them: allowed here, under the same distinct-eigenvalue
+    # assumption (JAX refuses the second derivative of eigvals instead)
     w, vl, vr = bind(eig_p, a, compute_left_eigenvectors=True,
-                     compute_right_eigenvectors=True,
-                     enable_eigvec_derivs=enable_eigvec_derivs, implementation=implementation)
+                     compute_right_eigenvectors=True, enable_eigvec_derivs=True,
+                     implementation=implementation)
     primal_out = [w] + ([vl] if compute_left_eigenvectors else []) \
         + ([vr] if compute_right_eigenvectors else [])
     if type(da) is Zero:

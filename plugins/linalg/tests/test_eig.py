@@ -159,3 +159,15 @@ def test_poly_of_a_matrix_is_its_characteristic_polynomial():
             np.testing.assert_allclose(np.asarray(jnp.poly(a)), np.poly(a), atol=1e-9)
         np.testing.assert_allclose(np.asarray(plugax.jit(jnp.poly)(REAL)), np.poly(REAL),
                                    atol=1e-9)
+
+
+def test_second_derivative_of_eigenvalues_matches_finite_differences():
+    # (JAX refuses it; plugax differentiates the eigenvectors inside the jvp, which
+    # needs distinct eigenvalues, as the first derivative of a simple one does)
+    a = REAL[:3, :3]
+    with x64():
+        grad = plugax.jit(plugax.grad(_eigvals_loss))
+        hess = np.asarray(plugax.jacfwd(plugax.grad(_eigvals_loss))(a)).reshape(9, 9)
+        fd = np.stack([(np.asarray(grad(a + e)) - np.asarray(grad(a - e))).ravel() / 2e-6
+                       for e in np.eye(9).reshape(9, 3, 3) * 1e-6], axis=1)
+        np.testing.assert_allclose(hess, fd, atol=1e-5)
