@@ -12,8 +12,10 @@ replica groups of the named mesh axes, the form JAX emits.
 
 The body is manual over every mesh axis (as JAX's default); an output whose
 spec does not name an axis is assumed equal across it (JAX checks that with
-`check_vma`; plugax does not). Transformations of a shard_map (grad, vmap) are
-not implemented yet.
+`check_vma`; plugax does not). jvp and vmap of a shard_map are shard_maps of the
+transformed body; reverse mode (grad of a shard_map) needs JAX's tracking of which
+values vary across devices to transpose correctly, and is not implemented: take
+the gradient inside the body and reduce it with `pmean`/`psum` there.
 """
 from __future__ import annotations
 
@@ -25,9 +27,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import plugax.tree_util as tu
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Tracer, config, current_trace,
-                           eval_trace, flatten_fun, get_primitive, leaf_aval, named_axes,
-                           override, registry_version, trace_to_jaxpr)
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Tracer, Zero, batch_jaxpr,
+                           bdim_at_front, config, current_trace, eval_trace, flatten_fun,
+                           get_primitive, jvp_jaxpr, leaf_aval, named_axes, override,
+                           registry_version, trace_to_jaxpr)
 
 from .sharding import Mesh, NamedSharding, PartitionSpec
 
@@ -118,8 +121,37 @@ def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs):
     return list(op.results)
 
 
-RULES = [RuleSet(shard_map_p, impl=_impl, abstract_eval=_abstract_eval,
-                 lowering={"default": _lowering})]
+def _jvp(ctx, primals, tangents, *, jaxpr, mesh, in_specs, out_specs):
+    """The jvp of the body, run as one shard_map; tangents split like their primals."""
+    nonzeros = tuple(type(t) is not Zero for t in tangents)
+    with named_axes(list(mesh.shape.items())):
+        jvp_closed, out_nz = jvp_jaxpr(jaxpr, nonzeros)
+    ins = in_specs + tuple(s for s, nz in zip(in_specs, nonzeros) if nz)
+    outs_spec = out_specs + tuple(s for s, nz in zip(out_specs, out_nz) if nz)
+    outs = shard_map_p.bind(*primals, *[t for t in tangents if type(t) is not Zero],
+                            jaxpr=jvp_closed, mesh=mesh, in_specs=ins, out_specs=outs_spec)
+    n = len(out_specs)
+    primals_out, nz_out = outs[:n], iter(outs[n:])
+    return primals_out, [next(nz_out) if nz else Zero.from_value(p)
+                         for p, nz in zip(primals_out, out_nz)]
+
+
+def _vmap(ctx, args, dims, *, jaxpr, mesh, in_specs, out_specs):
+    """The batched body as one shard_map; the batch axis (in front) is not split."""
+    batched = tuple(d is not None for d in dims)
+    args = [bdim_at_front(x, d, ctx.axis_size) if d is not None else x
+            for x, d in zip(args, dims)]
+    with named_axes(list(mesh.shape.items())):
+        closed, out_batched = batch_jaxpr(jaxpr, ctx.axis_size, batched)
+    front = lambda s, b: PartitionSpec(None, *s) if b else s
+    outs = shard_map_p.bind(*args, jaxpr=closed, mesh=mesh,
+                            in_specs=tuple(map(front, in_specs, batched)),
+                            out_specs=tuple(map(front, out_specs, out_batched)))
+    return outs, [0 if b else None for b in out_batched]
+
+
+RULES = [RuleSet(shard_map_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
+                 batching=_vmap, lowering={"default": _lowering})]
 
 
 # --- the collectives, lowered over mesh axes ---------------------------------------

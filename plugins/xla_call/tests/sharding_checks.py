@@ -326,6 +326,40 @@ def shard_map_matmul_in_jit():
 
 
 @check
+def shard_map_jvp_vmap_and_grad_inside():
+    if not hasattr(plugax.lax, "psum"):
+        return "skipped: the control_flow family (the collectives) is not loaded"
+    from plugax import lax
+    dp = plugax.make_mesh((8,), ("b",))
+    v = np.linspace(-1, 1, 16).astype(np.float32)
+    f = plugax.shard_map(lambda t: lax.psum(jnp.sin(t) * t, "b"), mesh=dp, in_specs=P("b"),
+                         out_specs=P())
+    blocks = v.reshape(8, 2)
+    y, t = plugax.jvp(f, (v,), (np.ones_like(v),))
+    np.testing.assert_allclose(np.asarray(y), (np.sin(blocks) * blocks).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(t), (np.cos(blocks) * blocks + np.sin(blocks)).sum(0),
+                               rtol=1e-5)
+    batch = np.stack([v, 2 * v, 3 * v])
+    out = plugax.vmap(f)(batch)
+    for i in range(3):
+        b = batch[i].reshape(8, 2)
+        np.testing.assert_allclose(np.asarray(out[i]), (np.sin(b) * b).sum(0), rtol=1e-5)
+    # data-parallel gradients taken inside the body and averaged with pmean
+    w = np.array([0.5, -0.25], np.float32)
+    xs = rng.standard_normal((16, 2)).astype(np.float32)
+    ys = rng.standard_normal(16).astype(np.float32)
+
+    def local_loss(w, xb, yb):
+        return jnp.mean((jnp.tanh(xb @ w) - yb) ** 2)
+
+    def body(w, xb, yb):
+        return lax.pmean(plugax.grad(local_loss)(w, xb, yb), "b")
+    g = plugax.shard_map(body, mesh=dp, in_specs=(P(), P("b"), P("b")), out_specs=P())(w, xs, ys)
+    g1 = plugax.grad(local_loss)(w, xs, ys)      # equal-sized shards: mean of means
+    np.testing.assert_allclose(np.asarray(g), np.asarray(g1), rtol=1e-4, atol=1e-6)
+
+
+@check
 def make_array_from_callback():
     s = NamedSharding(mesh, P("x", "y"))
     seen = []

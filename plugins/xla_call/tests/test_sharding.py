@@ -18,7 +18,8 @@ CHECKS = ["devices", "device_put_shards", "visualize", "elementwise",
           "matmul_batch_and_column_sharded", "data_parallel_mlp_step", "sharding_constraint",
           "lowering_text_and_compile", "composes_with_grad_and_vmap", "composes_with_scan",
           "errors", "committed_inputs_keep_their_sharding", "shard_map_collectives",
-          "shard_map_matmul_in_jit", "make_array_from_callback", "no_jax_import"]
+          "shard_map_matmul_in_jit", "shard_map_jvp_vmap_and_grad_inside",
+          "make_array_from_callback", "no_jax_import"]
 
 
 def _run(script: list, env_extra: dict, timeout: int = 120) -> subprocess.CompletedProcess:
