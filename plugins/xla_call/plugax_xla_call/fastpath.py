@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections import namedtuple
 from typing import Any, Callable
@@ -157,14 +158,14 @@ def _setup(_jax: Any) -> None:
     reg.register_dataclass_node(Array, ["_buf"], ["weak_type"])
     _state["registry"] = reg
     _state["cache"] = _jax.PjitFunctionCache(capacity=8192)
-    jj, Config = _jax.jax_jit, _jax.config.Config
-    for setter, name, value in ((jj.set_enable_x64_state, "plugax_enable_x64", False),
-                                (jj.set_disable_jit_state, "plugax_disable_jit", False),
-                                (jj.set_post_hook_state, "plugax_post_hook", None)):
-        try:
+    if "jax._src.config" not in sys.modules:
+        # JAX, once imported, owns these (its import sets them, replacing ours;
+        # replacing *its* would break jax.config.update("jax_enable_x64", ...))
+        jj, Config = _jax.jax_jit, _jax.config.Config
+        for setter, name, value in ((jj.set_enable_x64_state, "plugax_enable_x64", False),
+                                    (jj.set_disable_jit_state, "plugax_disable_jit", False),
+                                    (jj.set_post_hook_state, "plugax_post_hook", None)):
             setter(Config(name, value, include_in_jit_key=False))
-        except Exception:  # already set (by JAX in this process): keep theirs
-            pass
     _state["jax"] = _jax
 
 

@@ -322,3 +322,17 @@ def test_environment_variable_forces_the_python_path():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout.split()
     assert out[0] == "False"
+
+
+def test_jax_imported_first_keeps_its_own_states():
+    """jaxlib's dispatcher states are process-global: with JAX already imported,
+    plugax must not replace them (jax.config.update("jax_enable_x64") must still work)."""
+    pytest.importorskip("jax")
+    code = ("import jax, numpy as np, plugax\n"
+            "f = plugax.jit(lambda a: a + 1); x = f(np.ones(2, np.float32)); f(x); f(x)\n"
+            "jax.config.update('jax_enable_x64', True)\n"
+            "print(jax.jit(lambda a: a * 2)(np.ones(2)).dtype, np.asarray(f(x)).tolist(),"
+            " f.uses_cpp_dispatch())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["float64", "[3.0,", "3.0]", "True"]
