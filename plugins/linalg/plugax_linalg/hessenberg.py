@@ -16,7 +16,7 @@ import numpy as np
 
 from plugax.extend import Primitive, ShapedArray, ShapeError, bdim_at_front, bind, get_aval
 
-from .lowering import _apply, _call, _cpu_only, _info, _nan_unless
+from .lowering import _apply, _cpu_only, _info, _nan_unless
 
 __all__ = ["hessenberg_p", "RULES", "LAX_LINALG", "SCIPY_LINALG"]
 

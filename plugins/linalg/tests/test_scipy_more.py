@@ -1,6 +1,7 @@
-"""scipy_more.py and hessenberg.py against SciPy / NumPy in float64: one table of the special matrices
-(name -> arguments), then the coefficient matrices, qr_multiply and eigh_tridiagonal
-with jit, vmap and derivatives against central differences."""
+"""scipy_more.py, hessenberg.py and schur.py against SciPy / NumPy in float64: one
+table of the special matrices (name -> arguments), then the coefficient matrices,
+qr_multiply, eigh_tridiagonal, hessenberg and schur with jit, vmap and derivatives
+against central differences."""
 import numpy as np
 import pytest
 
@@ -58,7 +59,8 @@ def test_fiedler_companion(p):
         np.testing.assert_allclose(np.sort_complex(np.linalg.eigvals(np.asarray(got))),
                                    np.sort_complex(np.roots(p)), atol=1e-9)
         # linear in a / a[0]: the derivative against central differences
-        f = lambda a: jnp.sum(psl.fiedler_companion(a) * np.arange(got.size).reshape(got.shape))  # noqa: E731
+        weights = np.arange(got.size).reshape(got.shape)
+        f = lambda a: jnp.sum(psl.fiedler_companion(a) * weights)  # noqa: E731
         g = plugax.grad(f)(np.array(p))
         fd = [(f(np.array(p) + e) - f(np.array(p) - e)) / 2e-6 for e in np.eye(len(p)) * 1e-6]
         np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-6)
