@@ -23,15 +23,21 @@ def plugax_frontend() -> dict:
                        "deserialize_compiled": aot.deserialize_compiled,
                        "make_mesh": sharding.make_mesh, "P": sharding.PartitionSpec,
                        "shard_map": shard_map.shard_map,
+                       "NamedSharding": sharding.NamedSharding, "Shard": sharding.Shard,
+                       "set_mesh": sharding.set_mesh,
+                       "make_array_from_single_device_arrays":
+                           spmd.make_array_from_single_device_arrays,
                        "make_array_from_callback": spmd.make_array_from_callback,
                        "make_array_from_process_local_data":
                            spmd.make_array_from_process_local_data,
                        **{name: getattr(devices, name) for name in devices.__all__}},
             "sharding": {name: getattr(sharding, name) for name in (
-                "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding")},
+                "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding",
+                "set_mesh")},
             "lax": {"with_sharding_constraint": spmd.with_sharding_constraint},
             "distributed": {name: getattr(distributed, name) for name in distributed.__all__},
-            "debug": {"visualize_array_sharding": sharding.visualize_array_sharding}}
+            "debug": {"visualize_array_sharding": sharding.visualize_array_sharding,
+                      "visualize_sharding": sharding.visualize_sharding}}
 
 
 @hookimpl

@@ -23,7 +23,8 @@ import numpy as np
 from plugax.extend import Array, Tracer, runtime
 
 __all__ = ["Mesh", "PartitionSpec", "P", "NamedSharding", "SingleDeviceSharding", "Sharding",
-           "make_mesh", "Shard", "sharding_of", "ARRAY_METHODS"]
+           "make_mesh", "Shard", "sharding_of", "ARRAY_METHODS", "set_mesh",
+           "visualize_sharding"]
 
 
 class PartitionSpec(tuple):
@@ -106,6 +107,24 @@ class Mesh:
     def sdy_mesh(self) -> str:
         """The body of the module's `sdy.mesh @mesh = <...>` declaration."""
         return "<[" + ", ".join(f'"{n}"={s}' for n, s in self.shape.items()) + "]>"
+
+
+class set_mesh:  # noqa: N801 - used like a function, as JAX's
+    """Make `mesh` the mesh that bare PartitionSpecs and shard_map refer to: for the
+    rest of the program, or, used as `with set_mesh(mesh):`, for the block."""
+
+    def __init__(self, mesh: Mesh):
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"set_mesh expects a plugax.sharding.Mesh, got {mesh!r}")
+        self.mesh = mesh
+        Mesh._stack.append(mesh)
+
+    def __enter__(self) -> Mesh:
+        return self.mesh
+
+    def __exit__(self, *exc: Any) -> None:
+        if Mesh._stack and Mesh._stack[-1] is self.mesh:
+            Mesh._stack.pop()
 
 
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *,
@@ -406,6 +425,12 @@ def visualize_array_sharding(arr: Any, *, use_color: bool = False, scale: float 
     """Print which devices hold which block of a 1- or 2-D Array (a text picture,
     laid out as JAX's: one box per block, labelled with its devices)."""
     print(sharding_picture(arr.shape, sharding_of(arr)))
+
+
+def visualize_sharding(shape: Sequence[int], sharding: Sharding, *, use_color: bool = False,
+                       scale: float = 1.0, min_width: int = 9, max_width: int = 80) -> None:
+    """Print which devices hold which block of an array of `shape` under `sharding`."""
+    print(sharding_picture(tuple(shape), sharding))
 
 
 def sharding_picture(shape: Sequence[int], sharding: Sharding) -> str:

@@ -557,3 +557,19 @@ def make_array_from_process_local_data(sharding: Sharding, local_data: Any,
         return local[tuple(slice(sl.indices(n)[0] - a, sl.indices(n)[1] - a)
                            for sl, n, a in zip(index, shape, starts))]
     return make_array_from_callback(shape, sharding, callback, local.dtype)
+
+
+def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Sharding,
+                                         arrays: Sequence[Any]) -> Any:
+    """A global Array from one single-device Array per device of this process (in the
+    order of the sharding's devices), each holding that device's block."""
+    sharded = runtime().sharded
+    devs = sharding._device_list()
+    mine = sharded.local_positions(devs)
+    if len(arrays) != len(mine):
+        raise ValueError(f"make_array_from_single_device_arrays: {len(arrays)} arrays for "
+                         f"{len(mine)} devices of this process")
+    pieces = dict(zip(mine, (np.asarray(a) for a in arrays)))
+    return make_array_from_callback(shape, sharding,
+                                    lambda index, it=iter(mine): pieces[next(it)],
+                                    np.asarray(arrays[0]).dtype if arrays else None)

@@ -370,6 +370,14 @@ def make_array_from_callback():
     a = plugax.make_array_from_callback(X.shape, s, cb)
     assert len(seen) == 8 and a.sharding == s
     np.testing.assert_array_equal(np.asarray(a), X)
+    c = plugax.make_array_from_single_device_arrays(
+        X.shape, s, [a.addressable_shards[k].data for k in range(8)])
+    np.testing.assert_array_equal(np.asarray(c), X)
+    assert c.sharding == s
+    with plugax.set_mesh(mesh):   # a bare spec names the mesh set
+        d = plugax.jit(lambda t: plugax.lax.with_sharding_constraint(t * 1.0, P("y")),
+                       in_shardings=s)(X)
+    assert d.sharding == NamedSharding(mesh, P("y"))
     b = plugax.make_array_from_process_local_data(NamedSharding(mesh, P("x")), X)
     np.testing.assert_array_equal(np.asarray(b), X)
     try:
