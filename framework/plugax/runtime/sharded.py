@@ -15,8 +15,8 @@ by a sharded jit can say which `NamedSharding` it has.
 Reading shards back: jaxlib splits a sharded buffer into per-device buffers
 (`_arrays`), but on the way it imports `jax`'s sharding module when `jax` is
 installed (hundreds of ms, and plugax must not depend on jax). While splitting
-(when `jax` is not already imported), that import is made to fail, which jaxlib handles (it is what happens when jax
-is not installed).
+(when `jax` is not already imported), that import is made to fail, which jaxlib
+handles (it is what happens when jax is not installed).
 """
 from __future__ import annotations
 

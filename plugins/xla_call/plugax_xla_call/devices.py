@@ -37,7 +37,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = Fa
     `SingleDeviceSharding`): each leaf is then split over the sharding's devices."""
     from .sharding import Sharding
     if isinstance(device, Sharding):
-        from .spmd import put_sharded
+        from .global_arrays import put_sharded
         return tu.tree_map(lambda leaf: put_sharded(leaf, device), x)
     if device is not None and device not in devices():
         raise ValueError(f"device_put: {device!r} is not one of this process's devices "

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import aot, devices, distributed, jit, primitive, shard_map, sharding, spmd
+from . import (aot, devices, distributed, global_arrays, jit, primitive, shard_map,
+               sharding, spmd)
 
 
 @hookimpl
@@ -26,10 +27,10 @@ def plugax_frontend() -> dict:
                        "NamedSharding": sharding.NamedSharding, "Shard": sharding.Shard,
                        "set_mesh": sharding.set_mesh,
                        "make_array_from_single_device_arrays":
-                           spmd.make_array_from_single_device_arrays,
-                       "make_array_from_callback": spmd.make_array_from_callback,
+                           global_arrays.make_array_from_single_device_arrays,
+                       "make_array_from_callback": global_arrays.make_array_from_callback,
                        "make_array_from_process_local_data":
-                           spmd.make_array_from_process_local_data,
+                           global_arrays.make_array_from_process_local_data,
                        **{name: getattr(devices, name) for name in devices.__all__}},
             "sharding": {name: getattr(sharding, name) for name in (
                 "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding",

@@ -48,7 +48,8 @@ def device_put_shards():
     assert len(shards) == 8
     for s in shards:   # device k = mesh position (k // 2, k % 2): rows 2*(k//2), cols 3*(k%2)
         k = s.device.id
-        assert s.index == (slice(2 * (k // 2), 2 * (k // 2) + 2), slice(3 * (k % 2), 3 * (k % 2) + 3))
+        r, c = 2 * (k // 2), 3 * (k % 2)
+        assert s.index == (slice(r, r + 2), slice(c, c + 3)), (k, s.index)
         assert np.array_equal(np.asarray(s.data), X[s.index]), k
     r = plugax.device_put(X, NamedSharding(mesh, P("y")))   # replicated over x
     reps = sorted(s.replica_id for s in r.addressable_shards)
