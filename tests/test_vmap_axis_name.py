@@ -84,3 +84,24 @@ def test_a_rule_naming_the_axis_runs_for_unbatched_operands():
         out = plugax.vmap(plugax.vmap(lambda x: count_p.bind(x, axes=("j",)), axis_name="i"),
                           axis_name="j")(np.ones((2, 3), np.float32))
         np.testing.assert_array_equal(out, np.full((2, 3), 2.0))
+
+
+def test_named_axes_binds_names_without_a_vmap():
+    """shard_map traces its body so: the mesh axes are in scope, innermost wins, and
+    they are gone after the block, also after an error."""
+    from plugax.extend import named_axes
+    with named_axes([("x", 4), ("y", 2)]):
+        assert (named_axis_size("x"), named_axis_size("y")) == (4, 2)
+        with named_axes([("x", 3)]):
+            assert named_axis_size("x") == 3
+        assert named_axis_size("x") == 4
+        seen = []
+        plugax.vmap(lambda t: seen.append(named_axis_size("y")) or t, axis_name="y")(np.ones(5))
+        assert seen == [5] and named_axis_size("y") == 2
+    with pytest.raises(NameError):
+        named_axis_size("x")
+    with pytest.raises(RuntimeError):
+        with named_axes([("z", 2)]):
+            raise RuntimeError("boom")
+    with pytest.raises(NameError):
+        named_axis_size("z")

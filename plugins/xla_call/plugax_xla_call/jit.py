@@ -402,6 +402,10 @@ def jit(fun: Callable | None = None, *, in_shardings: Any = None, out_shardings:
         raise TypeError(f"jit expects a callable, got {type(fun).__name__}: {fun!r}")
     as_tuple = lambda v: (v,) if isinstance(v, (int, str)) else tuple(v)
     if in_shardings is not None or out_shardings is not None:   # SPMD over a mesh (spmd.py)
+        if as_tuple(donate_argnums) or as_tuple(donate_argnames):
+            raise NotImplementedError("jit: donate_argnums/donate_argnames together with "
+                                      "in_shardings/out_shardings are not supported yet; "
+                                      "drop the donation (the sharded buffers are kept)")
         from .spmd import sharded_jit
         return sharded_jit(JitFunction(fun, as_tuple(static_argnums), as_tuple(static_argnames),
                                        ()), in_shardings, out_shardings)

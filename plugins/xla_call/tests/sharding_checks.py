@@ -234,6 +234,12 @@ def errors():
     else:
         raise AssertionError("6 columns over 4 devices accepted")
     try:
+        plugax.jit(lambda a: a, in_shardings=NamedSharding(mesh, P()), donate_argnums=0)
+    except NotImplementedError as e:
+        assert "donate" in str(e), e
+    else:
+        raise AssertionError("donation with shardings silently ignored")
+    try:
         plugax.make_mesh((4, 4), ("a", "b"))
     except ValueError as e:
         assert "16 devices" in str(e), e
