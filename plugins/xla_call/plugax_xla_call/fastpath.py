@@ -267,7 +267,8 @@ class _CacheMiss:
     def _record(self, entry: Any, bufs: list, args: tuple, kwargs: dict,
                 out: Any) -> FastpathData | None:
         exe = entry._exe
-        if exe is None or exe.host_callbacks or exe.float0_outs:
+        if exe is None or exe.host_callbacks or exe.float0_outs or getattr(
+                exe, "partitioned", False):   # SPMD programs (spmd.py) take the Python path
             return None
         if any(b is None or not _default_placed(b) for b in bufs):
             return None

@@ -54,6 +54,11 @@ def executable_for(closed: ClosedJaxpr, name: str, donated: tuple = ()) -> Any:
     entry = _executables.get(closed)
     if entry is None or entry[0] != rules:
         rt = runtime()
+        from .spmd import partitioned_executable, program_mesh
+        mesh = program_mesh(closed.jaxpr)
+        if mesh is not None:   # a shard_map or sharding constraint: SPMD over its mesh
+            entry = _executables[closed] = (rules, partitioned_executable(closed, name, mesh))
+            return entry[1]
         lowered = lower_jaxpr_to_module(closed, name, rt.backend().platform)
         text = lowered.text
         if donated:

@@ -93,9 +93,8 @@ def _sdy_list(specs: Sequence[PartitionSpec], mesh: Mesh, avals: Sequence[Any]) 
 def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs):
     from .spmd import active_mesh, _load_sdy
     if active_mesh() != mesh:
-        raise ValueError("shard_map inside a jit that is not sharded over its mesh: call the "
-                         "shard_map directly, or jit it with in_shardings/out_shardings "
-                         "on that mesh (plugax.jit(f, in_shardings=NamedSharding(mesh, ...)))")
+        raise ValueError(f"shard_map over {mesh!r} inside a program partitioned over "
+                         f"{active_mesh()!r}: one program uses one mesh")
     ir = ctx.ir
     _load_sdy(ir.Context.current)
     in_local = list(jaxpr.in_avals)

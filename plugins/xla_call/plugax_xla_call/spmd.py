@@ -233,6 +233,10 @@ class SpmdExecutable:
     """A partitioned executable: places inputs as it was compiled to take them and
     returns sharded Arrays."""
 
+    partitioned = True        # jit's C++ fast path declines these (fastpath.py)
+    host_callbacks = ()
+    float0_outs = ()
+
     def __init__(self, text: str, mesh: Mesh, in_avals: list, out_avals: list,
                  out_user: Sequence[Any]):
         from jaxlib import xla_client as xc
@@ -281,6 +285,27 @@ class SpmdExecutable:
 
     def hlo_text(self) -> str:
         return self.loaded.get_hlo_text()
+
+
+def program_mesh(jaxpr: Any) -> Mesh | None:
+    """The mesh a plain jit's program must be partitioned over: that of a shard_map or
+    a NamedSharding constraint among its equations (None: a one-device program)."""
+    return _eqn_mesh(jaxpr)
+
+
+def partitioned_executable(closed: Any, name: str, mesh: Mesh) -> SpmdExecutable:
+    """A plain jit's program holding a shard_map or constraint, compiled over `mesh`
+    with every argument and result sharding left to the partitioner."""
+    token = _MESH.set(mesh)
+    try:
+        lowered = lower_jaxpr_to_module(closed, name, runtime().backend().platform)
+    finally:
+        _MESH.reset(token)
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    text = annotate_module(lowered.text, mesh, [None] * n_in, [None] * n_out,
+                           closed.in_avals, closed.out_avals)
+    return SpmdExecutable(text, mesh, list(closed.in_avals), list(closed.out_avals),
+                          [None] * n_out)
 
 
 def _eqn_mesh(jaxpr: Any) -> Mesh | None:

@@ -318,6 +318,15 @@ def shard_map_matmul_in_jit():
     np.testing.assert_allclose(np.asarray(out), X.astype(np.float64) @ W, rtol=1e-4, atol=1e-4)
     text = j.lower(X, W).as_text()
     assert "sdy.manual_computation" in text and 'manual_axes={"x", "y"}' in text, text
+    plain = plugax.jit(sm)      # a plain jit holding a shard_map is partitioned too
+    for _ in range(2):          # (the second call: the C++ dispatcher's path)
+        out = plain(X, W)
+        np.testing.assert_allclose(np.asarray(out), X.astype(np.float64) @ W, rtol=1e-4,
+                                   atol=1e-4)
+    assert out.sharding == NamedSharding(mesh, P("x")), out.sharding
+    g = plugax.jit(lambda a: plugax.lax.with_sharding_constraint(a * 2.0,
+                                                                 NamedSharding(mesh, P("x"))))
+    assert g(X).sharding == NamedSharding(mesh, P("x"))
     try:
         plugax.shard_map(local, mesh=mesh, in_specs=(P("z"), P()), out_specs=P("x"))(X, W)
     except ValueError as e:
