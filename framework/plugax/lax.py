@@ -1,13 +1,13 @@
 """One function per primitive, JAX's lax names. Filled by plugins (namespace "lax")."""
 
 # JAX names plugax leaves out on purpose, and why (the error says so)
-_SHARD_MAP = ("it communicates between the devices of a jax.shard_map, which plugax (one "
-              "device, no shard_map) does not have; the collectives over vmap axes "
-              "(psum, all_gather, ppermute, ...) are supported")
+_SHARD_MAP = ("plugax's shard_map does not lower it yet; the collectives psum, pmean, pmax, "
+              "pmin, all_gather, psum_scatter, all_to_all, ppermute and axis_index work "
+              "in shard_map and over vmap axes")
 _ABSENT = {
     "psend": _SHARD_MAP, "precv": _SHARD_MAP, "ragged_all_to_all": _SHARD_MAP,
-    "pcast": "it changes a value's varying-ness across a jax.shard_map's devices, a type "
-             "that plugax (one device, no shard_map) does not have",
+    "pcast": "it changes a value's varying-ness across a shard_map's devices, a type that "
+             "plugax's shard_map does not track (it has no check_vma)",
 }
 
 
