@@ -13,9 +13,10 @@ replica groups of the named mesh axes, the form JAX emits.
 The body is manual over every mesh axis (as JAX's default); an output whose
 spec does not name an axis is assumed equal across it (JAX checks that with
 `check_vma`; plugax does not). jvp and vmap of a shard_map are shard_maps of the
-transformed body; reverse mode (grad of a shard_map) needs JAX's tracking of which
-values vary across devices to transpose correctly, and is not implemented: take
-the gradient inside the body and reduce it with `pmean`/`psum` there.
+transformed body. Reverse mode does not transpose the body (that needs JAX's
+tracking of which values vary across devices): `_partial_eval` evaluates the
+global function the shard_map stands for, written with vmaps over the mesh axes,
+so `grad` gets that function's derivative from the ordinary rules.
 """
 from __future__ import annotations
 
@@ -149,8 +150,67 @@ def _vmap(ctx, args, dims, *, jaxpr, mesh, in_specs, out_specs):
     return outs, [0 if b else None for b in out_batched]
 
 
+def _partial_eval(ctx, trace, *args, jaxpr, mesh, in_specs, out_specs):
+    """Reverse mode: the shard_map as the global program it stands for (each device's
+    block a member of nested vmaps named by the mesh axes, the collectives batched by
+    their vmap rules), evaluated on the partial-eval trace. Its known half runs now;
+    the linear half is staged as ordinary primitives, whose transposes exist, so
+    `grad` of a shard_map is the gradient of the function it computes. (The staged
+    backward pass is one global program; inside a sharded jit XLA partitions it.)"""
+    return global_equivalent(list(args), jaxpr, mesh, in_specs, out_specs)
+
+
+def global_equivalent(args: list, jaxpr: Any, mesh: Mesh, in_specs: Sequence[PartitionSpec],
+                      out_specs: Sequence[PartitionSpec]) -> list:
+    """What the shard_map computes, written with vmap over the mesh axes."""
+    import plugax
+    import plugax.numpy as jnp
+    from plugax.extend import eval_jaxpr
+    names, sizes = list(mesh.axis_names), dict(mesh.shape)
+    blocks, present = [], []
+    for x, spec in zip(args, in_specs):
+        x = jnp.asarray(x)
+        shape, dims, axis_pos = [], [], {}
+        for i, n in enumerate(x.shape):
+            axes = spec.axes(i)
+            for a in axes:
+                axis_pos[a] = len(shape)
+                shape.append(sizes[a])
+            dims.append(len(shape))
+            shape.append(n // math.prod(sizes[a] for a in axes))
+        x = jnp.reshape(x, shape)
+        have = [a for a in names if a in axis_pos]
+        x = jnp.transpose(x, [axis_pos[a] for a in have] + dims)
+        blocks.append(x)
+        present.append(set(have))
+
+    def level(k: int) -> Any:
+        if k == len(names):
+            return lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+        a = names[k]
+        return plugax.vmap(level(k + 1), in_axes=[0 if a in p else None for p in present],
+                           out_axes=0, axis_name=a, axis_size=sizes[a])
+    outs = level(0)(*blocks)          # each: [mesh axes..., *local shape]
+    results = []
+    for y, spec in zip(outs, out_specs):
+        k = len(names)
+        local = y.shape[k:]
+        keep = [spec.axes(i) for i in range(len(local))]
+        named = {a for axes in keep for a in axes}
+        index = tuple(slice(None) if a in named else 0 for a in names)
+        y = y[index]                   # unnamed axes: one copy (they are equal)
+        left = [a for a in names if a in named]
+        order = []
+        for i, axes in enumerate(keep):
+            order += [left.index(a) for a in axes] + [len(left) + i]
+        y = jnp.transpose(y, order)
+        results.append(jnp.reshape(y, _join(local, spec, mesh)))
+    return results
+
+
 RULES = [RuleSet(shard_map_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 batching=_vmap, lowering={"default": _lowering})]
+                 batching=_vmap, partial_eval=_partial_eval,
+                 lowering={"default": _lowering})]
 
 
 # --- the collectives, lowered over mesh axes ---------------------------------------

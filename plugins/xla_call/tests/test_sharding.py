@@ -18,7 +18,7 @@ CHECKS = ["devices", "device_put_shards", "visualize", "elementwise",
           "matmul_batch_and_column_sharded", "data_parallel_mlp_step", "sharding_constraint",
           "lowering_text_and_compile", "composes_with_grad_and_vmap", "composes_with_scan",
           "errors", "committed_inputs_keep_their_sharding", "shard_map_collectives",
-          "shard_map_matmul_in_jit", "shard_map_jvp_vmap_and_grad_inside",
+          "shard_map_matmul_in_jit", "shard_map_jvp_vmap_and_grad_inside", "shard_map_grad",
           "make_array_from_callback", "no_jax_import"]
 
 
