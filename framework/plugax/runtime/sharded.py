@@ -108,8 +108,9 @@ def local_positions(devices: Sequence[Any]) -> list[int]:
 
 
 def _local_positions(devices: Sequence[Any]) -> list[int]:
-    from .client import backend
-    me = backend().client.process_index()
+    if not devices:
+        return []
+    me = devices[0].client.process_index()    # this process's index (each device knows)
     return [i for i, d in enumerate(devices) if d.process_index == me]
 
 

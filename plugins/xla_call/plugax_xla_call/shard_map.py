@@ -164,23 +164,21 @@ def global_equivalent(args: list, jaxpr: Any, mesh: Mesh, in_specs: Sequence[Par
                       out_specs: Sequence[PartitionSpec]) -> list:
     """What the shard_map computes, written with vmap over the mesh axes."""
     import plugax
-    import plugax.numpy as jnp
-    from plugax.extend import eval_jaxpr
+    from plugax.extend import eval_jaxpr, get_aval, reshape, split, transpose
     names, sizes = list(mesh.axis_names), dict(mesh.shape)
     blocks, present = [], []
     for x, spec in zip(args, in_specs):
-        x = jnp.asarray(x)
         shape, dims, axis_pos = [], [], {}
-        for i, n in enumerate(x.shape):
+        for i, n in enumerate(get_aval(x).shape):
             axes = spec.axes(i)
             for a in axes:
                 axis_pos[a] = len(shape)
                 shape.append(sizes[a])
             dims.append(len(shape))
             shape.append(n // math.prod(sizes[a] for a in axes))
-        x = jnp.reshape(x, shape)
+        x = reshape(x, shape)
         have = [a for a in names if a in axis_pos]
-        x = jnp.transpose(x, [axis_pos[a] for a in have] + dims)
+        x = transpose(x, [axis_pos[a] for a in have] + dims)
         blocks.append(x)
         present.append(set(have))
 
@@ -194,17 +192,20 @@ def global_equivalent(args: list, jaxpr: Any, mesh: Mesh, in_specs: Sequence[Par
     results = []
     for y, spec in zip(outs, out_specs):
         k = len(names)
-        local = y.shape[k:]
+        local = tuple(get_aval(y).shape[k:])
         keep = [spec.axes(i) for i in range(len(local))]
         named = {a for axes in keep for a in axes}
-        index = tuple(slice(None) if a in named else 0 for a in names)
-        y = y[index]                   # unnamed axes: one copy (they are equal)
+        for axis in reversed(range(k)):      # unnamed axes: one copy (they are equal)
+            a = names[axis]
+            if a not in named and sizes[a] > 1:
+                y = split(y, [1, sizes[a] - 1], axis)[0]
         left = [a for a in names if a in named]
+        y = reshape(y, [sizes[a] for a in left] + list(local))
         order = []
         for i, axes in enumerate(keep):
             order += [left.index(a) for a in axes] + [len(left) + i]
-        y = jnp.transpose(y, order)
-        results.append(jnp.reshape(y, _join(local, spec, mesh)))
+        y = transpose(y, order)
+        results.append(reshape(y, _join(local, spec, mesh)))
     return results
 
 
