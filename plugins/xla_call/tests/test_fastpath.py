@@ -336,3 +336,15 @@ def test_jax_imported_first_keeps_its_own_states():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["float64", "[3.0,", "3.0]", "True"]
+
+
+def test_host_callbacks_run_on_every_call(jit):
+    """A program that calls back into Python keeps the Python path (declined)."""
+    seen = []
+    f = jit(lambda a: (plugax.debug.callback(lambda v: seen.append(1), a), a + 1)[1])
+    x = on_device(np.ones(4, np.float32))
+    for _ in range(4):
+        out = f(x)
+    out.block_until_ready()
+    assert len(seen) == 4
+    np.testing.assert_array_equal(np.asarray(out), np.full(4, 2))
