@@ -305,17 +305,24 @@ def _reduce_scatter(ctx, x, *, axes, scatter_dimension, tiled):
 
 
 def _all_to_all(ctx, x, *, axes, split_axis, concat_axis, tiled):
+    """Tiled: StableHLO's all_to_all. Untiled (the split dimension has one entry per
+    member, and the members' pieces form a new dimension at `concat_axis`): the tiled
+    exchange along the split dimension itself, then that dimension moved there."""
     ir = ctx.ir
-    if not tiled:
-        raise NotImplementedError("all_to_all inside shard_map: only tiled=True is lowered yet")
     k = math.prod(_MANUAL.get().shape[a] for a in axes)
     i64 = ir.IntegerType.get_signless(64)
+    concat = concat_axis if tiled else split_axis
     attrs = dict(_common(ctx, axes), split_dimension=ir.IntegerAttr.get(i64, split_axis),
-                 concat_dimension=ir.IntegerAttr.get(i64, concat_axis),
+                 concat_dimension=ir.IntegerAttr.get(i64, concat),
                  split_count=ir.IntegerAttr.get(i64, k))
-    t = ctx.module.ir_type(ctx.avals_out[0])
-    return [ir.Operation.create("stablehlo.all_to_all", results=[t], operands=[x],
-                                attributes=attrs).result]
+    t = ctx.module.ir_type(ctx.avals_out[0]) if tiled else x.type
+    y = ir.Operation.create("stablehlo.all_to_all", results=[t], operands=[x],
+                            attributes=attrs).result
+    if tiled or split_axis == concat_axis:
+        return [y]
+    perm = [d for d in range(len(ctx.avals_in[0].shape)) if d != split_axis]
+    perm.insert(concat_axis, split_axis)
+    return [ctx.hlo.TransposeOp(y, ir.DenseI64ArrayAttr.get(perm)).result]
 
 
 def _ppermute(ctx, x, *, axes, perm):

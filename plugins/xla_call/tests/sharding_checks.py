@@ -282,6 +282,14 @@ def shard_map_collectives():
                             out_specs=(P(), P(), P(), P(), P(), P(), P("x"), P(("x", "y")),
                                        P("x"), P("x"), P(), P("x")))(v)
     a, mx, mn, me, ag, ag2, pp, idx, rs, a2a, both, over_y = [np.asarray(o) for o in outs]
+    # untiled all_to_all: member i's j-th row goes to member j, stacked in member order
+    u = np.arange(48, dtype=np.float32).reshape(16, 3)
+    a2u = plugax.shard_map(lambda t: lax.all_to_all(t.reshape(4, 1, 3), "x", 0, 0)[None],
+                           mesh=mesh, in_specs=P("x"), out_specs=P("x"))(u)
+    a2u = np.asarray(a2u).reshape(4, 4, 3)
+    for i in range(4):
+        for j in range(4):
+            np.testing.assert_array_equal(a2u[i, j], u[4 * j + i])
     # calling again traces and compiles nothing new
     from plugax_xla_call import shard_map as sm
     sq = plugax.shard_map(lambda t: lax.psum(t * t, "x"), mesh=mesh, in_specs=P("x"),
