@@ -135,18 +135,26 @@ def _is_spec_leaf(x: Any) -> bool:
 
 
 def _broadcast(shardings: Any, tree: Any, n: int, what: str) -> list:
-    """One sharding per leaf: a single one for all, or a pytree matching `tree`."""
-    if _is_spec_leaf(shardings):
-        return [shardings] * n
-    flat, stree = tu.tree_flatten(shardings, is_leaf=_is_spec_leaf)
-    if len(flat) == n:
-        return flat
-    # a prefix: one sharding per top-level child
-    children = tu.treedef_children(tree) if hasattr(tu, "treedef_children") else None
-    if children is not None and len(children) == len(flat):
-        return [s for s, c in zip(flat, children) for _ in range(c.num_leaves)]
-    raise ValueError(f"{what}: the shardings {shardings!r} do not match the structure of the "
-                     f"values ({n} arrays)")
+    """One sharding per leaf of `tree`: `shardings` is a pytree prefix of it (a single
+    sharding for everything, one per top-level entry, ... down to one per leaf)."""
+    def expand(prefix: Any, sub: Any) -> list:
+        if _is_spec_leaf(prefix):
+            return [prefix] * sub.num_leaves
+        children = tu.treedef_children(sub)
+        if isinstance(prefix, dict):
+            items = [prefix[k] for k in sorted(prefix)]
+        elif isinstance(prefix, (tuple, list)):
+            items = list(prefix)
+        else:
+            raise TypeError(f"{what}: expected shardings (or None) in a tuple, list or dict "
+                            f"matching the values, got {type(prefix).__name__}: {prefix!r}")
+        if len(items) != len(children) or tu.treedef_is_leaf(sub):
+            raise ValueError(f"{what}: the shardings {shardings!r} do not match the "
+                             f"structure of the values {tree}")
+        return [s for item, child in zip(items, children) for s in expand(item, child)]
+    out = expand(shardings, tree)
+    assert len(out) == n
+    return out
 
 
 # --- the sharded program -----------------------------------------------------------

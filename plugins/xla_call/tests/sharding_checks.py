@@ -143,6 +143,14 @@ def data_parallel_mlp_step():
     loss2, _, _ = sharded(new, x, y)
     loss2_1, _, _ = plugax.jit(step)(new1, x, y)
     np.testing.assert_allclose(float(loss2), float(loss2_1), rtol=1e-5)
+    # out_shardings as a prefix of the output tree: one per top-level output
+    cols = NamedSharding(dp, P(None, "batch"))
+    by_output = plugax.jit(step, in_shardings=(rep, batch, batch),
+                           out_shardings=(rep, {"w1": cols, "b1": rep, "w2": rep}, rep))
+    _, g_split, new_split = by_output(params, x, y)
+    assert g_split["w1"].sharding == cols and new_split["w1"].sharding == rep
+    np.testing.assert_allclose(np.asarray(g_split["w1"]), np.asarray(grads1["w1"]),
+                               rtol=1e-4, atol=1e-6)
 
 
 @check
@@ -233,6 +241,12 @@ def errors():
         assert "divisible by 4" in str(e) and "dimension 1" in str(e), e
     else:
         raise AssertionError("6 columns over 4 devices accepted")
+    try:
+        plugax.jit(lambda a: (a, a, a), out_shardings=(NamedSharding(mesh, P()),) * 2)(X)
+    except ValueError as e:
+        assert "do not match the structure" in str(e), e
+    else:
+        raise AssertionError("2 out_shardings for 3 outputs accepted")
     try:
         plugax.jit(lambda a: a, in_shardings=NamedSharding(mesh, P()), donate_argnums=0)
     except NotImplementedError as e:
