@@ -41,11 +41,18 @@ from plugax.extend import (Array, Primitive, eval_trace, is_eager, jit_disabled,
                            registry_version, trace_state)
 
 __all__ = ["compiled_loop", "eager_front_call", "MISS", "interpret_eager_loops",
-           "eager_loop_stats"]
+           "eager_loop_stats", "INTERPRET_BUDGET", "loop_work"]
 
 log = logging.getLogger("plugax.control_flow")
 
 _INTERPRET = object()   # a cache entry: this jaxpr cannot be compiled, interpret it
+_SEEN = object()        # a front-end cache entry: called once; compile on the second call
+# Interpreting costs a few microseconds per equation per step; compiling a new program
+# costs milliseconds (lowering, and XLA's compile when the program text is new). Below
+# this many equation-steps an eager loop whose program is not compiled yet is cheaper
+# interpreted: a 10-step scan of a fresh closure, made anew on every call (a lambda
+# inside a function), must not pay a compilation per call. Tests set it to 0.
+INTERPRET_BUDGET = 2000
 # first sub-jaxpr of the params -> {(params, operand types, registry version): Compiled}
 _cache: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
 _forced = threading.local()
@@ -82,6 +89,11 @@ def _hashable(value: Any) -> bool:
         return False
 
 
+def loop_work(steps: int, *jaxprs: Any) -> int:
+    """Equation-steps of interpreting `steps` steps of these bodies (at least 1 per step)."""
+    return steps * max(1, sum(len(j.eqns) for j in jaxprs))
+
+
 def _run_by_eval_trace() -> bool:
     """Whether the interpreter running this impl rule is the plain eager one: the
     bottom of the current trace's chain. (Not `is_eager()`: partial evaluation runs
@@ -94,9 +106,12 @@ def _run_by_eval_trace() -> bool:
     return trace is eval_trace
 
 
-def compiled_loop(prim: Primitive, jaxpr: Any, vals: tuple, params: dict) -> list | None:
+def compiled_loop(prim: Primitive, jaxpr: Any, vals: tuple, params: dict,
+                  work: int | None = None) -> list | None:
     """The outputs (NumPy) of ``prim.bind(*vals, **params)`` run as one compiled
-    program, or None when the caller must interpret the loop (see the module)."""
+    program, or None when the caller must interpret the loop (see the module).
+    `work`: the equation-steps interpreting would cost, when known; below
+    INTERPRET_BUDGET a program not compiled yet is not compiled."""
     if getattr(_forced, "on", False) or not _run_by_eval_trace() or jit_disabled():
         eager_loop_stats["interpreted"] += 1
         return None
@@ -108,6 +123,9 @@ def compiled_loop(prim: Primitive, jaxpr: Any, vals: tuple, params: dict) -> lis
     table = _cache.setdefault(jaxpr, {})
     entry = table.get(key)
     if entry is None:
+        if work is not None and work < INTERPRET_BUDGET:
+            eager_loop_stats["interpreted"] += 1
+            return None
         entry = table[key] = _compile(prim, vals, params)
     if entry is _INTERPRET:
         eager_loop_stats["interpreted"] += 1
@@ -192,7 +210,10 @@ def eager_front_call(fun: Any, static: tuple, build: Any, args: tuple) -> Any:
         entry = table.get(sig)
     except TypeError:   # not weak-referenceable, or an unhashable static argument
         return MISS
-    if entry is None:
+    if entry is None:   # a first call takes the ordinary path, whose impl rule weighs
+        table[sig] = _SEEN   # compiling against interpreting; a second one compiles
+        return MISS
+    if entry is _SEEN:
         entry = table[sig] = _front_compile(fun, build, args)
     if entry is _INTERPRET:
         return MISS

@@ -15,6 +15,7 @@ from plugax.extend import (Primitive, ShapedArray, Zero, batch_jaxpr, broadcast_
 
 from .common import (fixpoint, join_weak, materialize, permute_invars, permute_outvars,
                      run_closed, same_type, split)
+from . import eager
 from .eager import compiled_loop
 
 __all__ = ["scan_p", "scan_impl", "scan_abstract_eval", "scan_jvp", "scan_vmap"]
@@ -26,7 +27,7 @@ def scan_impl(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, **param
     # compiled once per signature, as JAX does (eager.py); step by step only where not
     outs = compiled_loop(scan_p, jaxpr, args, dict(
         params, jaxpr=jaxpr, length=length, reverse=reverse, num_consts=num_consts,
-        num_carry=num_carry))
+        num_carry=num_carry), work=eager.loop_work(length, jaxpr))
     if outs is not None:
         return outs
     return interpret_scan(args, jaxpr, length, reverse, num_consts, num_carry)

@@ -18,6 +18,7 @@ from plugax.extend import (PlugaxError, Primitive, RuleSet, Zero, batch_jaxpr,
 
 from .common import (closed_call, fixpoint, join_weak, materialize, permute_invars,
                      run_closed, same_type, split, with_ignored_invars)
+from . import eager
 from .eager import compiled_loop
 
 __all__ = ["while_p", "RULES"]
@@ -26,16 +27,25 @@ while_p = Primitive("while", multiple_results=True)
 
 
 def _impl(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    # compiled once per signature, as JAX does (eager.py); step by step only where not
-    outs = compiled_loop(while_p, body_jaxpr, args, dict(
-        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
-        body_nconsts=body_nconsts))
-    if outs is not None:
-        return outs
+    # The trip count is unknown: interpret while that is cheap (eager.INTERPRET_BUDGET
+    # equation-steps), then compile the rest of the loop from the current carry, once
+    # per signature as JAX does (eager.py). The predicate is never evaluated twice for
+    # one carry, so callbacks in cond_fun run exactly as often as interpreted.
     cconsts, bconsts, carry = split(args, cond_nconsts, body_nconsts)
-    while run_closed(cond_jaxpr, *cconsts, *carry)[0]:
+    params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts,
+                  body_nconsts=body_nconsts)
+    per_step = eager.loop_work(1, cond_jaxpr, body_jaxpr)
+    steps, tried = 0, False
+    while True:
+        if not tried and steps * per_step >= eager.INTERPRET_BUDGET:
+            tried = True
+            outs = compiled_loop(while_p, body_jaxpr, (*cconsts, *bconsts, *carry), params)
+            if outs is not None:
+                return outs
+        if not run_closed(cond_jaxpr, *cconsts, *carry)[0]:
+            return carry
         carry = run_closed(body_jaxpr, *bconsts, *carry)
-    return carry
+        steps += 1
 
 
 def _abstract_eval(ctx, *avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

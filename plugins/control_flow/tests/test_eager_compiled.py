@@ -11,7 +11,15 @@ import plugax
 import plugax.numpy as pnp
 from plugax import lax
 from plugax.extend import PluginInfo, Primitive, RuleSet, ShapedArray, hookimpl
+from plugax_control_flow import eager
 from plugax_control_flow.eager import eager_loop_stats, interpret_eager_loops
+
+@pytest.fixture(autouse=True)
+def compile_every_loop(monkeypatch):
+    """These tests use short loops, which are interpreted below the budget; compile
+    them all (test_short_loops_of_fresh_closures_stay_interpreted restores it)."""
+    monkeypatch.setattr(eager, "INTERPRET_BUDGET", 0)
+
 
 RNG = np.random.default_rng(0)
 XS = RNG.standard_normal((50, 3)).astype(np.float32)
@@ -77,15 +85,58 @@ def test_compiles_once_per_signature():
     def step(c, x):
         return c + x, c
     c, xs = plugax.Array(C0), plugax.Array(XS)
+    for _ in range(3):   # the first call runs the ordinary path, the second compiles
+        lax.scan(step, c, xs)
     n = eager_loop_stats["compilations"]
     for _ in range(3):
         lax.scan(step, c, xs)
-    assert eager_loop_stats["compilations"] == n + 1
-    lax.scan(step, c, xs[:7])             # a new signature: one more compilation
-    lax.scan(step, c.astype(np.float16), xs.astype(np.float16))
-    assert eager_loop_stats["compilations"] == n + 3
+    assert eager_loop_stats["compilations"] == n   # cached: nothing traced or compiled
+    for _ in range(3):   # new signatures: new compilations, then cached again
+        lax.scan(step, c, xs[:7])
+        lax.scan(step, c.astype(np.float16), xs.astype(np.float16))
+    m = eager_loop_stats["compilations"]
+    assert m > n
     lax.scan(step, c, xs[:7])
-    assert eager_loop_stats["compilations"] == n + 3
+    lax.scan(step, c.astype(np.float16), xs.astype(np.float16))
+    assert eager_loop_stats["compilations"] == m
+
+
+def test_short_loops_of_fresh_closures_stay_interpreted(monkeypatch):
+    """A fresh closure on every call would pay a compilation per call; below the budget
+    the loop is interpreted, above it compiled."""
+    monkeypatch.setattr(eager, "INTERPRET_BUDGET", 2000)
+    c = plugax.Array(C0)
+    n = dict(eager_loop_stats)
+    lax.scan(lambda c, x: (c + x, None), c, plugax.Array(XS[:10]))
+    assert eager_loop_stats["interpreted"] == n["interpreted"] + 1
+    assert eager_loop_stats["compilations"] == n["compilations"]
+    long_xs = plugax.Array(np.ones((3000, 3), np.float32))
+    out, _ = lax.scan(lambda c, x: (c + x, None), c, long_xs)
+    assert eager_loop_stats["compilations"] == n["compilations"] + 1
+    np.testing.assert_allclose(np.asarray(out), C0 + 3000, rtol=1e-6)
+
+
+def test_a_while_loop_switches_to_compiled_mid_way(monkeypatch, capsys):
+    """Interpreted for the budget's steps, then compiled from the current carry: the
+    same result, and the predicate's callback runs once per evaluation, as interpreted."""
+    monkeypatch.setattr(eager, "INTERPRET_BUDGET", 30)
+
+    def cond(c):
+        plugax.debug.print("cond {i}", i=c[0])
+        return c[0] < 40
+
+    def body(c):
+        i, x = c
+        return i + 1, x * 1.01 + 0.5
+    init = (plugax.Array(np.int32(0)), plugax.Array(C0))
+    n = eager_loop_stats["compilations"]
+    compiled = lax.while_loop(cond, body, init)
+    assert eager_loop_stats["compilations"] == n + 1
+    printed = capsys.readouterr().out
+    with interpret_eager_loops():
+        interpreted = lax.while_loop(cond, body, init)
+    assert capsys.readouterr().out == printed and printed.count("cond ") == 41
+    assert_same(compiled, interpreted)
 
 
 def test_errors_are_the_interpreters():
