@@ -8,8 +8,10 @@ rule of `scan` and of `while` first asks `compiled_loop` for an executable of
 ``prim.bind(*operands, **params)`` staged through the public `plugax.jit`
 machinery (its `lower(...).compile()` stages, so a failure to lower or compile
 is told apart from a failure while running), cached per (sub-jaxpr, params,
-operand types, rule tables). Only where compiling is impossible does the impl
-run its body step by step in Python:
+operand types, rule tables), unless the loop is short enough that interpreting
+it is cheaper than compiling a new program (`INTERPRET_BUDGET`; a `while`, whose
+trip count is unknown, interprets up to the budget and compiles the rest). Only
+where compiling is impossible does the impl run its body step by step in Python:
 
 - no transformation of ours may be bypassed: inside `disable_jit()` (the user
   asked for Python), inside a `plugax.extend.override` block (the thread's own
