@@ -58,10 +58,10 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     except Exception as err:
         _stop_service()
         raise RuntimeError(f"distributed.initialize: process {process_id} of {num_processes} "
-                           f"could not join the coordinator at {coordinator_address} within "
-                           f"{initialization_timeout} s ({err}); is process 0 running, and "
-                           f"do all processes pass the same address and num_processes?"
-                           ) from err
+                           f"could not join the coordinator at {coordinator_address}, or not "
+                           f"all {num_processes} processes joined, within "
+                           f"{initialization_timeout} s ({err}); is process 0 running, and do "
+                           f"all processes pass the same address and num_processes?") from err
     host = coordinator_address.rpartition(":")[0] or "127.0.0.1"
     collectives = _jax.make_gloo_tcp_collectives(
         distributed_client=client,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 WORKER = pathlib.Path(__file__).parent / "distributed_worker.py"
 
@@ -59,26 +60,27 @@ def test_two_processes_run_one_program():
         assert "other processes" in r["partial_error"]
 
 
-UNREACHABLE = """
+ALONE = """
 import sys, plugax
 try:
-    plugax.distributed.initialize(sys.argv[1], num_processes=2, process_id=1,
+    plugax.distributed.initialize(sys.argv[1], num_processes=2, process_id=int(sys.argv[2]),
                                   initialization_timeout=1)
 except RuntimeError as err:
     print("ERROR", err)
 """
 
 
-def test_an_unreachable_coordinator_is_an_error_not_a_hang():
-    address = f"127.0.0.1:{_free_port()}"     # nobody serves it
+@pytest.mark.parametrize("pid", [1, 0], ids=["no coordinator", "the other process missing"])
+def test_a_run_that_cannot_form_is_an_error_not_a_hang(pid):
+    address = f"127.0.0.1:{_free_port()}"     # process 1: nobody serves it; 0: nobody joins
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    out = subprocess.run([sys.executable, "-c", UNREACHABLE, address], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", ALONE, address, str(pid)], capture_output=True,
                          text=True, env=env, timeout=60).stdout
     assert "ERROR" in out and "could not join the coordinator" in out and address in out, out
+    assert f"process {pid} of 2" in out, out
 
 
 def test_initialize_checks_its_arguments():
-    import pytest
     import plugax
     with pytest.raises(ValueError, match="process_id=2"):
         plugax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=2)
