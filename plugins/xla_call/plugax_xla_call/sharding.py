@@ -417,6 +417,7 @@ ARRAY_METHODS = {
     "is_fully_addressable": _tracer_guard(lambda self: sharding_of(self).is_fully_addressable),
     "is_fully_replicated": _tracer_guard(lambda self: sharding_of(self).is_fully_replicated),
     "committed": _tracer_guard(_is_sharded),
+    "devices": lambda self: sharding_of(self).device_set,
 }
 
 

@@ -55,6 +55,8 @@ def device_put_shards():
     reps = sorted(s.replica_id for s in r.addressable_shards)
     assert reps == [0, 0, 1, 1, 2, 2, 3, 3], reps
     assert a.is_fully_addressable and not a.is_fully_replicated
+    assert a.devices() == set(plugax.devices()) and len(plugax.device_put(X).devices()) == 1
+    assert "Array(" in repr(a) and str(np.asarray(a)[0, 0]) in repr(a)
     assert plugax.device_put(X, NamedSharding(mesh, P())).is_fully_replicated
     one = plugax.device_put(X)
     assert isinstance(one.sharding, SingleDeviceSharding)
