@@ -315,6 +315,8 @@ def test_eager_agrees_with_traced_declared_case(case):
     args = list(case.args)
     assert _assert_agree(case.prim, args, case.params, jit=True)[0] == "ok"
     for name, variant in _variants(args).items():
+        if name == "extra_axis" and "callback" in case.params:
+            continue   # a callback's result type is declared, and checked when it runs (JAX)
         _assert_agree(case.prim, variant, case.params)
 
 
@@ -369,6 +371,26 @@ def _programs() -> dict[str, tuple]:
                                     lax.scan(lambda c, v: (c + v, c * v), x[0], x)[1],
                                     lax.while_loop(lambda v: v[0, 0] < 3, lambda v: v + 1, x),
                                     px.jit(lambda v: v * 2)(x), _smooth(x), _clipped(x)], (x,)),
+        "bits": (lambda i, j: [lax.shift_left(i, j), lax.shift_right_arithmetic(i, j),
+                               lax.shift_right_logical(i, j), lax.population_count(i),
+                               lax.clz(i), lax.bitcast_convert_type(i, np.float32),
+                               lax.reduce_xor(i, axes=(1,))], (i, j)),
+        "floats": (lambda x, y: [lax.nextafter(x, y), lax.cumlogsumexp(x, axis=1),
+                                 lax.reduce_precision(x, exponent_bits=5, mantissa_bits=10),
+                                 lax.optimization_barrier(x), *pnp.split(x, 3, axis=1),
+                                 lax.reduce_window(x, 0.0, lax.add, (1, 2), (1, 1), "VALID"),
+                                 lax.custom_linear_solve(lambda v: 2 * v, y,
+                                                         lambda mv, b: b / 2)], (x, y)),
+        "complex": (lambda x, y: [lax.real(lax.complex(x, y)), lax.imag(lax.complex(x, y)),
+                                  lax.conj(lax.complex(x, y))], (x, y)),
+        "windows": (lambda x: [lax.reduce_window(x, -np.inf, lax.max, (1, 2), (1, 1), "VALID"),
+                               lax.reduce_window(x, 1.0, lax.mul, (2, 1), (1, 1), "SAME")],
+                    (x,)),
+        "random": (lambda x: [px.random.normal(px.random.key_data(px.random.key(0)), (2,)),
+                              px.random.gamma(px.random.PRNGKey(1), x[0, 0] ** 2 + 1),
+                              lax.rng_bit_generator(np.array([1, 2, 3, 4], np.uint32),
+                                                    (2, 3))[1],
+                              lax.rng_uniform(0.0, 1.0, (3,))], (x,)),
     }
 
 
@@ -403,6 +425,11 @@ def test_eager_agrees_with_traced_every_primitive_of(name):
     assert records
     for prim, ins, params in records:
         assert _assert_agree(prim, ins, params, jit=True)[0] == "ok"
+        if any(callable(v) or (isinstance(v, tuple) and any(map(callable, v)))
+               for v in params.values()):
+            continue   # params holding traced Python functions (custom_linear_solve's fns)
+            #            were traced for these operand types: other types are not a call a
+            #            user's program can make
         with np.errstate(all="ignore"):   # casts of the values may overflow: that is fine
             for variant in _variants(ins).values():
                 _assert_agree(prim, variant, params)

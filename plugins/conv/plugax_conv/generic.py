@@ -92,6 +92,11 @@ def _abstract_eval(ctx, *avals: ShapedArray, jaxpr, **params) -> list:
             raise ShapeError(f"primitive 'reduce_window' needs a scalar init value of the "
                              f"operand's dtype, got init {init.str_short()} for operand "
                              f"{x.str_short()}")
+    body = [np.dtype(a.dtype) for a in jaxpr.in_avals[:n]]
+    if [np.dtype(x.dtype) for x in xs] != body:
+        raise ShapeError(f"primitive 'reduce_window' has a computation traced for dtypes "
+                         f"{[d.name for d in body]}, got operands "
+                         f"({', '.join(a.str_short() for a in xs)})")
     shape = window_shape("reduce_window", xs[0], **params)
     return [ShapedArray(shape, x.dtype, x.weak_type) for x in xs]
 
