@@ -16,7 +16,8 @@ from plugax.extend import (REAL_OF_COMPLEX, Primitive, ShapedArray, defjvp, defl
 
 from . import lowering as L
 from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast, is_number,
-                     is_signed_or_float, number_dtype, numeric_dtype, type_error)
+                     is_signed_or_float, neg_p, number_dtype, numeric_dtype, type_error)
+from .complex_ops import conj_p, real_p
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p
 
@@ -87,7 +88,7 @@ REM = defbroadcasting(
 
 
 # --- neg, sign, abs -----------------------------------------------------------------
-neg_p, sign_p, abs_p = Primitive("neg"), Primitive("sign"), Primitive("abs")
+sign_p, abs_p = Primitive("sign"), Primitive("abs")   # neg_p: in common (complex_ops uses it too)
 
 
 def _neg_transpose(ctx, ct, x):
@@ -115,7 +116,6 @@ def _abs_partial(g, ans, x):
     dtype = get_aval(x).dtype
     if dtype.kind != "c":
         return select_n_p.bind(ge_p.bind(x, scalar_like(x, 0)), neg_p.bind(g), g)
-    from .complex_ops import conj_p, real_p   # they use this module's primitives
     mag = convert(ans, dtype)
     zero = eq_p.bind(mag, scalar_like(mag, 0))
     safe = select_n_p.bind(zero, mag, add_p.bind(mul_p.bind(mag, scalar_like(mag, 0)),

@@ -22,7 +22,11 @@ from plugax.extend import defbroadcasting as _kernel_defbroadcasting
 __all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float", "is_number", "is_inexact",
            "float_dtype", "numeric_dtype", "number_dtype", "inexact_dtype", "int_or_bool_dtype", "any_dtype",
            "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
-           "binary_transpose", "type_error", "checked_vmap", "defbroadcasting"]
+           "binary_transpose", "type_error", "checked_vmap", "defbroadcasting", "neg_p"]
+
+# neg's Primitive object lives here, below both modules that bind it: arithmetic gives its
+# rules, and complex_ops (which arithmetic uses for abs of complex) binds it in transposes.
+neg_p = Primitive("neg")
 
 
 def is_numeric(dtype: np.dtype) -> bool:

@@ -19,8 +19,8 @@ from plugax.extend import (COMPLEX_OF_REAL, REAL_OF_COMPLEX, Primitive, ShapedAr
                            UndefPrimal, deflinear, defvectorized, float32, float64, same_dtypes)
 
 from . import lowering as L
-from .arithmetic import neg_p
-from .common import binary_transpose, defbroadcasting, defjvp_bcast, type_error, zeros_like
+from .common import (binary_transpose, defbroadcasting, defjvp_bcast, neg_p, type_error,
+                     zeros_like)
 
 __all__ = ["real_p", "imag_p", "complex_p", "conj_p", "RULES"]
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, defvectorized,
-                           float_dtypes, get_aval, scalar_like)
+                           get_aval, scalar_like)
 
 from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p

@@ -26,7 +26,7 @@ from plugax.extend import (Primitive, RuleSet, all_weak, broadcasting_shape, bro
                            defjvp, promote_args, standard_abstract_eval, vectorized_vmap)
 
 from . import numpy_math as nm
-from .primitives import bessel_i1e_p, digamma_p, floats, lgamma_p
+from .primitives import bessel_i0e_p, bessel_i1e_p, digamma_p, floats, lgamma_p
 
 __all__ = ["igamma_p", "igammac_p", "igamma_grad_a_p", "regularized_incomplete_beta_p",
            "bessel_i0e_p", "random_gamma_grad", "RULES"]
@@ -34,7 +34,6 @@ __all__ = ["igamma_p", "igammac_p", "igamma_grad_a_p", "regularized_incomplete_b
 igamma_p, igammac_p = Primitive("igamma"), Primitive("igammac")
 igamma_grad_a_p = Primitive("igamma_grad_a")
 regularized_incomplete_beta_p = Primitive("regularized_incomplete_beta")
-bessel_i0e_p = Primitive("bessel_i0e")
 
 VALUE, DERIVATIVE, SAMPLE_DERIVATIVE = "value", "derivative", "sample_derivative"
 

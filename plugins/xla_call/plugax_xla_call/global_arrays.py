@@ -10,8 +10,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import Array, ShapedArray, Tracer, leaf_aval, runtime
+from plugax.extend import Array, ShapedArray, leaf_aval, runtime
 
+from .devices import process_count
 from .sharding import NamedSharding, Sharding
 
 __all__ = ["put_sharded", "make_array_from_callback", "make_array_from_process_local_data",
@@ -19,11 +20,8 @@ __all__ = ["put_sharded", "make_array_from_callback", "make_array_from_process_l
 
 
 def put_sharded(leaf: Any, sharding: Sharding) -> Any:
-    """`device_put(leaf, sharding)`: the value split over the sharding's devices (under
-    a transformation, a sharding constraint, as JAX stages it)."""
-    if isinstance(leaf, Tracer):
-        from .spmd import with_sharding_constraint
-        return with_sharding_constraint(leaf, sharding)
+    """`device_put(leaf, sharding)` of a concrete leaf: the value split over the
+    sharding's devices (placement.py stages a traced one as a sharding constraint)."""
     aval = leaf_aval(leaf)
     if isinstance(sharding, NamedSharding):
         sharding.check_shape(aval.shape, "device_put's argument")
@@ -65,7 +63,6 @@ def make_array_from_process_local_data(sharding: Sharding, local_data: Any,
     that block. Without `global_shape`, the block is taken to be the whole array along
     every dimension but the first, split evenly over the processes along the first."""
     local = np.asarray(local_data)
-    from .devices import process_count
     if global_shape is None:
         global_shape = ((local.shape[0] * process_count(),) + local.shape[1:]
                         if local.ndim and process_count() > 1 else local.shape)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import (aot, devices, distributed, global_arrays, jit, primitive, shard_map,
-               sharding, spmd)
+from . import (aot, devices, distributed, global_arrays, jit, placement, primitive,
+               shard_map, sharding, spmd)
 
 
 @hookimpl
@@ -31,7 +31,8 @@ def plugax_frontend() -> dict:
                        "make_array_from_callback": global_arrays.make_array_from_callback,
                        "make_array_from_process_local_data":
                            global_arrays.make_array_from_process_local_data,
-                       **{name: getattr(devices, name) for name in devices.__all__}},
+                       **{name: getattr(devices, name) for name in devices.__all__},
+                       **{name: getattr(placement, name) for name in placement.__all__}},
             "sharding": {name: getattr(sharding, name) for name in (
                 "Mesh", "PartitionSpec", "NamedSharding", "SingleDeviceSharding", "Sharding",
                 "set_mesh")},

@@ -22,6 +22,8 @@ import numpy as np
 
 from plugax.extend import Array, Tracer, runtime
 
+from .devices import devices as all_devices
+
 __all__ = ["Mesh", "PartitionSpec", "P", "NamedSharding", "SingleDeviceSharding", "Sharding",
            "make_mesh", "Shard", "sharding_of", "ARRAY_METHODS", "set_mesh",
            "visualize_sharding"]
@@ -130,7 +132,6 @@ class set_mesh:  # noqa: N801 - used like a function, as JAX's
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *,
               devices: Sequence[Any] | None = None, axis_types: Any = None) -> Mesh:
     """A mesh of the first prod(axis_shapes) devices (or `devices`), in order."""
-    from .devices import devices as all_devices
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if len(axis_shapes) != len(tuple(axis_names)):
         raise ValueError(f"make_mesh: {len(axis_shapes)} axis sizes {axis_shapes} but "

@@ -448,10 +448,10 @@ class ShardedJit:
             out = jf.fun(*a, **k)
             return out if outs is None else with_sharding_constraint(out, outs)
 
-        from .jit import jit
-        inner = jit(constrained, static_argnums=jf.static_argnums,
-                    static_argnames=jf.static_argnames)
-        return inner(*args, **kwargs)
+        # a plain jit of the constrained function: built from jf's own class, so this
+        # module stays below jit.py (which builds ShardedJit)
+        inner = type(jf)(constrained, jf.static_argnums, jf.static_argnames, ())
+        return inner.as_function()(*args, **kwargs)
 
     def lower(self, *args: Any, **kwargs: Any) -> "LoweredSharded":
         entry, leaves = self.jf._entry(args, kwargs)
