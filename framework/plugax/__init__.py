@@ -68,7 +68,11 @@ registry.load_entry_points()
 
 
 def __getattr__(name: str):
-    """JAX's top-level names plugax leaves out on purpose say why (toplevel.ABSENT)."""
+    """JAX's top-level names plugax leaves out on purpose say why (toplevel.ABSENT);
+    `Device` is jaxlib's device type, imported only when asked for (jaxlib is lazy)."""
+    if name == "Device":
+        from jaxlib._jax import Device
+        return Device
     from .toplevel import ABSENT
     if name in ABSENT:
         raise AttributeError(f"plugax has no {name!r}; JAX's {name} is not supported because "

@@ -398,4 +398,14 @@ ABSENT = {
     "remove_size_one_mesh_axis_from_type": "plugax has no mesh axis types",
     "memory": "plugax has one memory space per device (no memory kinds)",
     "ad": "JAX's internal ad module is not public API in plugax",
+    "pmap": "plugax has no pmap; use jit with shardings or shard_map (docs/sharding.md), "
+            "which JAX also recommends over pmap",
+    "reshard": "plugax's meshes have no Explicit axes: shardings are hints to XLA's "
+               "partitioner (use device_put or lax.with_sharding_constraint)",
+    "smap": "it is JAX's experimental one-axis shard_map over Explicit mesh axes; use "
+            "shard_map",
+    **{name: "plugax arrays are immutable and its jaxprs have no mutable references "
+             "(JAX's experimental Ref); use functional updates (x.at[i].set)"
+       for name in ("Ref", "new_ref", "empty_ref", "free_ref", "freeze")},
+    "ds": "it indexes mutable Refs (JAX's Ref slicing helper), which plugax does not have",
 }

@@ -55,6 +55,20 @@ def test_coverage_of_jax_public_names_does_not_fall(namespace):
         f"{', '.join(missing[:40])}")
 
 
+@pytest.mark.parametrize("namespace", sorted(NAMESPACES))
+def test_every_missing_jax_name_says_why(namespace):
+    """A JAX name plugax leaves out is left out on purpose, and the AttributeError says
+    why (the kernel's _ABSENT tables, or a front end's "__absent__" entry)."""
+    module = importlib.import_module(namespace)
+    unexplained = []
+    for name in present(namespace)[1]:
+        with pytest.raises(AttributeError) as err:
+            getattr(module, name)
+        if "is not supported because" not in str(err.value):
+            unexplained.append(name)
+    assert not unexplained, f"{namespace}: missing without a reason: {unexplained}"
+
+
 def test_every_namespace_has_a_floor():
     assert set(FLOORS) == set(NAMESPACES)
 

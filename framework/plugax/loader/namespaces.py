@@ -58,11 +58,28 @@ def namespace_module(name: str) -> types.ModuleType:
             module = importlib.import_module(full)
         except ImportError:
             module = types.ModuleType(full, f"Functions contributed by plugins to {full}.")
+            module.__getattr__ = _missing_name(module)
             sys.modules[full] = module
             parent_name, _, child = full.rpartition(".")
             setattr(namespace_module(parent_name[len("plugax."):]) if "." in name
                     else sys.modules["plugax"], child, module)
     return module
+
+
+def _missing_name(module: types.ModuleType) -> Callable[[str], object]:
+    """The `__getattr__` of a namespace made for plugins: a name JAX has that the owning
+    plugin leaves out on purpose (its front end's `"__absent__": {name: reason}`) says
+    why; any other missing name says which plugins are loaded."""
+    def __getattr__(name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        reason = module.__dict__.get("__absent__", {}).get(name)
+        if reason is not None:
+            raise AttributeError(f"{module.__name__} has no {name!r}; JAX's {name} is not "
+                                 f"supported because {reason}")
+        raise AttributeError(f"{module.__name__} has no {name!r}: no loaded plugin provides "
+                             f"it (`plugax plugins` lists the loaded plugins and their names)")
+    return __getattr__
 
 
 def _base_function(key: tuple[str, str]) -> object:

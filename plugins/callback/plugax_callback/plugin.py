@@ -23,8 +23,22 @@ def plugax_frontend() -> dict:
     return {"plugax": {"pure_callback": api.pure_callback,
                        "effects_barrier": api.effects_barrier},
             "debug": {"callback": api.debug_callback, "print": api.debug_print,
-                      "log": api.debug_log},
+                      "log": api.debug_log, "__absent__": DEBUG_ABSENT},
             "experimental": {"io_callback": iocallback.io_callback}}
+
+
+# JAX's debug names this family leaves out, and why: `plugax.debug.<name>` raises saying so
+DEBUG_ABSENT = {
+    "breakpoint": "an interactive debugger stopping inside compiled code needs a host "
+                  "callback that blocks on the terminal; use debug.print or disable_jit() "
+                  "and Python's breakpoint()",
+    "inspect_array_sharding": "plugax's SPMD jit does not call back with the partitioner's "
+                              "chosen shardings; read x.sharding outside jit",
+    "DebugEffect": "plugax's jaxprs carry no effect types (debug callbacks are kept from "
+                   "dead-code elimination by their primitive instead)",
+    "OrderedDebugEffect": "plugax's jaxprs carry no effect types (ordered=True chains a "
+                          "token in the lowering instead)",
+}
 
 
 @hookimpl

@@ -5,8 +5,8 @@ samplers with JAX's scalings (looked up when an initializer runs: plugax.random
 is filled in by its plugin after this module is imported), so a model initialised with the same key starts
 from the same weights as under JAX (the random family is bit-exact with JAX's
 threefry). The truncated-normal ones (glorot_normal, he_normal, lecun_normal,
-truncated_normal) sample with `random.truncated_normal`, which needs `lax.erf`
-from plugax-special for now (docs/random.md).
+truncated_normal) sample with `random.truncated_normal` (its `lax.erf` comes from the
+special_functions family).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from plugax.extend import default_float_dtype
 __all__ = ["zeros", "ones", "constant", "uniform", "normal", "truncated_normal",
            "variance_scaling", "glorot_uniform", "glorot_normal", "xavier_uniform",
            "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform", "he_normal",
-           "kaiming_uniform", "kaiming_normal", "orthogonal", "Initializer"]
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal",
+           "Initializer"]
 
 Initializer = Callable[..., Any]
 
@@ -138,4 +139,20 @@ def orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> In
         q = plugax.random.orthogonal(key, n_rows, (), dtype, n_cols)
         q = pnp.reshape(q, tuple(np.delete(shape, column_axis)) + (shape[column_axis],))
         return pnp.array(scale, dtype) * pnp.moveaxis(q, -1, column_axis)
+    return init
+
+
+def delta_orthogonal(scale: Any = 1.0, column_axis: int = -1, dtype: Any = None) -> Initializer:
+    """A convolution kernel that is zero but for an orthogonal matrix at its spatial
+    centre (Xiao et al. 2018): the layer starts as an orthogonal map of the channels,
+    which keeps signals from growing or vanishing through very deep conv stacks."""
+    def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> Any:
+        shape, dtype = tuple(int(d) for d in shape), _dtype(dtype)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dtype)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return pnp.zeros(shape, dtype).at[centre].set(matrix)
     return init

@@ -27,4 +27,11 @@ def plugax_frontend() -> dict[str, dict[str, Callable]]:
     names = {name: getattr(activations, name) for name in activations.__all__}
     names.update({name: getattr(normalize, name) for name in normalize.__all__})
     inits = {name: getattr(initializers, name) for name in initializers.__all__}
-    return {"nn": names, "nn.initializers": inits}
+    return {"nn": {**names, "__absent__": ABSENT}, "nn.initializers": inits}
+
+
+# JAX's nn names this family leaves out, and why: `plugax.nn.<name>` raises saying so
+_SCALED = ("it is JAX's block-scaled (microscaling, MX) matmul for float8/float4 tensor "
+           "cores, which JAX itself lowers only for GPUs")
+ABSENT = {"scaled_matmul": _SCALED, "scaled_dot_general": _SCALED,
+          "get_scaled_dot_general_config": _SCALED}

@@ -74,3 +74,39 @@ def test_initializer_errors_name_the_mistake():
         I.glorot_uniform()(plugax.random.PRNGKey(0), (3,))
     with pytest.raises(ValueError, match="at least a 2D shape"):
         I.orthogonal()(plugax.random.PRNGKey(0), (3,))
+
+
+# delta_orthogonal(scale=1.5) at jax.random.key(42), float32, recorded from jax 0.10.2:
+# the kernel is zero but at its spatial centre, which holds these matrices
+DELTA_CENTRES = {
+    (3, 3, 3): ((1,), [[-0.02929455041885376, 1.4929018020629883, 0.14278435707092285],
+                       [0.15891584753990173, -0.13891729712486267, 1.4850749969482422],
+                       [-1.491270661354065, -0.044129759073257446, 0.15545079112052917]]),
+    (3, 2, 2, 4): ((1, 0), [[-0.028757039457559586, 0.30042970180511475, -0.12601545453071594,
+                             -1.4639110565185547],
+                            [1.1989850997924805, 0.7954527139663696, 0.4108605980873108,
+                             0.10432594269514084]]),
+    (2, 3, 2, 3, 3): ((0, 1, 0), [[-0.02929455041885376, 1.4929018020629883, 0.14278435707092285],
+                                  [0.15891584753990173, -0.13891729712486267, 1.4850749969482422],
+                                  [-1.491270661354065, -0.044129759073257446,
+                                   0.15545079112052917]]),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DELTA_CENTRES))
+def test_delta_orthogonal_matches_jax(shape):
+    centre, matrix = DELTA_CENTRES[shape]
+    init = I.delta_orthogonal(scale=1.5)
+    for out in (init(plugax.random.PRNGKey(42), shape, np.float32),
+                plugax.jit(lambda k: init(k, shape, np.float32))(plugax.random.PRNGKey(42))):
+        out = np.asarray(out)
+        assert out.shape == shape and out.dtype == np.float32
+        np.testing.assert_allclose(out[centre], matrix, rtol=2e-6, atol=2e-7)
+        assert np.count_nonzero(out) == np.count_nonzero(out[centre])   # zero elsewhere
+
+
+def test_delta_orthogonal_errors_as_jax():
+    with pytest.raises(ValueError, match="requires a 3D, 4D or 5D shape"):
+        I.delta_orthogonal()(plugax.random.PRNGKey(0), (3, 3))
+    with pytest.raises(ValueError, match="fan_in` must be less or equal than `fan_out"):
+        I.delta_orthogonal()(plugax.random.PRNGKey(0), (3, 4, 2))
