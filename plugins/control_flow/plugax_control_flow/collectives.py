@@ -126,7 +126,7 @@ def _extremum_jvp(prim: Primitive) -> Callable:
 all_gather_p = Primitive("all_gather")
 
 
-def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled):
+def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled, to="varying"):
     (name,) = axes
     n = named_axis_size(name)
     shape = list(aval.shape)
@@ -137,12 +137,12 @@ def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled):
+def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled, to="varying"):
     import plugax.lax as lax
     import plugax.numpy as jnp
     (x,), (d,) = args, dims
     if ctx.axis_name not in axes:
-        return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled), d
+        return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled, to=to), d
     x = bdim_at_front(x, d, ctx.axis_size)                    # (n, *member)
     out = jnp.moveaxis(x, 0, axis)
     if tiled:
@@ -152,7 +152,19 @@ def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled):
     return out, None
 
 
-def _all_gather_transpose(ctx, ct, x, *, axes, axis, tiled):
+def _all_gather_transpose(ctx, ct, x, *, axes, axis, tiled, to="varying"):
+    """'varying': each member's result is its own value, so member i's input gets the
+    sum of every member's cotangent chunk i (psum_scatter). 'invarying' (shard_map's
+    invariant result, counted once): member i takes its chunk of the one cotangent."""
+    if to == "invarying":
+        import plugax.lax as lax
+        (name,) = axes
+        i = axis_index_p.bind(axis_name=name)
+        ct = instantiate(ct)
+        if tiled:
+            k = get_aval(x).shape[axis]
+            return [lax.dynamic_slice_in_dim(ct, i * np.int32(k), k, axis)]
+        return [lax.dynamic_index_in_dim(ct, i, axis, keepdims=False)]
     return [reduce_scatter_p.bind(instantiate(ct), axes=axes, scatter_dimension=axis,
                                   tiled=tiled)]
 
@@ -427,14 +439,23 @@ def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
 def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0,
                tiled: bool = False, to: str = "varying") -> Any:
     """Every member's `x` stacked along a new `axis` (concatenated along it when tiled).
-    (`to`, shard_map's varying-ness of the result, means nothing on a vmap axis.)"""
+    `to` is the result's type in shard_map (JAX's): 'varying' (each member's result is
+    its own, so an out_specs entry must name the axis), or 'invarying' (the one value
+    every member holds, so it may be returned with the axis left out of out_specs; its
+    transpose slices instead of summing). On a vmap axis both compute the same."""
     _no_groups("all_gather", axis_index_groups)
-    del to
+    if to not in ("varying", "invarying"):
+        if to == "reduced":
+            raise NotImplementedError("lax.all_gather: to='reduced' (JAX's unreduced "
+                                      "types) is not supported by plugax")
+        raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed "
+                         f"`to` values are: {{'invarying', 'varying', 'reduced'}}")
 
     def one(v):
         ndim = get_aval(v).ndim
         a = axis % (ndim if tiled else ndim + 1) if ndim or not tiled else axis
-        return all_gather_p.bind(v, axes=_axes(axis_name), axis=int(a), tiled=bool(tiled))
+        return all_gather_p.bind(v, axes=_axes(axis_name), axis=int(a), tiled=bool(tiled),
+                                 to=to)
     return _tree_map(one, x)
 
 

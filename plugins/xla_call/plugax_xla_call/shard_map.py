@@ -11,8 +11,10 @@ the body is lowered, lowering rules of this module replace theirs (a scoped
 replica groups of the named mesh axes, the form JAX emits.
 
 The body is manual over every mesh axis (as JAX's default); an output whose
-spec does not name an axis is assumed equal across it (JAX checks that with
-`check_vma`; plugax does not). jvp and vmap of a shard_map are shard_maps of the
+spec does not name an axis is taken from one device along it, so with
+`check_vma=True` (the default, as JAX's) `vma.py` infers which axes each output
+may vary over and refuses such specs with JAX's ValueError (`check_vma=False`
+skips the check: the caller vouches that those copies are equal). jvp and vmap of a shard_map are shard_maps of the
 transformed body. Reverse mode does not transpose the body (that needs JAX's
 tracking of which values vary across devices): `_partial_eval` evaluates the
 global function the shard_map stands for, written with vmaps over the mesh axes,
@@ -273,7 +275,7 @@ def _reshape(ctx, x, shape):
     return ctx.hlo.ReshapeOp(t, x).result
 
 
-def _all_gather(ctx, x, *, axes, axis, tiled):
+def _all_gather(ctx, x, *, axes, axis, tiled, to="varying"):
     ir = ctx.ir
     shape = list(ctx.avals_in[0].shape)
     if not tiled:
@@ -352,8 +354,20 @@ def _axis_index(ctx, *, axis_name):
     return [hlo.RemOp(q, const(mesh.shape[axis_name])).result]
 
 
+def _pbroadcast(ctx, x, *, axes, source):
+    """Member `source`'s value on every member: the untiled all_gather over the axes,
+    then its `source` row (exact for every dtype; CPU has no collective_broadcast)."""
+    ir, hlo = ctx.ir, ctx.hlo
+    (g,) = _all_gather(ctx, x, axes=axes, axis=0, tiled=False)
+    shape = list(ctx.avals_in[0].shape)
+    i64 = lambda v: ir.DenseI64ArrayAttr.get(v)
+    row = hlo.SliceOp(g, i64([source] + [0] * len(shape)), i64([source + 1] + shape),
+                      i64([1] * (len(shape) + 1))).result
+    return [_reshape(ctx, row, shape)]
+
+
 def _collective_rules() -> list:
-    table = {"psum": _reduce_rule("AddOp"), "pmax": _reduce_rule("MaxOp"),
+    table = {"pbroadcast": _pbroadcast, "psum": _reduce_rule("AddOp"), "pmax": _reduce_rule("MaxOp"),
              "pmin": _reduce_rule("MinOp"), "all_gather": _all_gather,
              "reduce_scatter": _reduce_scatter, "all_to_all": _all_to_all,
              "ppermute": _ppermute, "axis_index": _axis_index}
@@ -387,7 +401,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
               check_vma: bool = True) -> Callable:
     """`f` run on every device of `mesh`, each call seeing its device's block of each
     argument (split as `in_specs` says); the results are put together as `out_specs`
-    says. Inside `f` the collectives over mesh axes communicate between devices."""
+    says. Inside `f` the collectives over mesh axes communicate between devices.
+    `check_vma` (default True, as JAX): a ValueError at trace time when an output may
+    vary over a mesh axis its out_specs entry leaves out (that entry would keep one
+    device's copy); False trusts the specs."""
     if f is None:
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                    axis_names=axis_names, check_vma=check_vma)
@@ -433,6 +450,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
                 raise ValueError(f"shard_map: out_specs entry {spec!r} is longer than the "
                                  f"rank of the output {a.shape}")
             NamedSharding(mesh, spec)
+        if check_vma:
+            from .vma import check_out_specs, infer_vma, spec_vma
+            vmas = infer_vma(closed, [spec_vma(s) for s in ins], mesh.axis_names)
+            check_out_specs(f, mesh, tree, out_specs, outs_spec, vmas)
         if closed.consts and any(isinstance(c, Tracer) for c in closed.consts):
             raise NotImplementedError("shard_map: a body closing over values of an enclosing "
                                       "transformation (grad, vmap) is not supported yet; "

@@ -288,7 +288,8 @@ def shard_map_collectives():
 
     def body(t):
         return (lax.psum(t, "x"), lax.pmax(t, "x"), lax.pmin(t, "x"), lax.pmean(t, "x"),
-                lax.all_gather(t, "x", tiled=True), lax.all_gather(t, "x"),
+                lax.all_gather(t, "x", tiled=True, to="invarying"),
+                lax.all_gather(t, "x", to="invarying"),
                 lax.ppermute(t, "x", [(i, (i + 1) % 4) for i in range(4)]),
                 lax.axis_index("x")[None] * 10 + lax.axis_index("y")[None],
                 lax.psum_scatter(lax.all_gather(t, "x", tiled=True), "x", tiled=True),
@@ -464,6 +465,10 @@ def make_array_from_callback():
         assert "returned shape (8, 6)" in str(e), e
     else:
         raise AssertionError("a wrong piece shape accepted")
+
+
+import vma_checks                  # noqa: E402  (beside this script: the check_vma checks)
+vma_checks.run(check, mesh)
 
 
 @check

@@ -19,7 +19,8 @@ CHECKS = ["devices", "device_put_shards", "visualize", "elementwise",
           "lowering_text_and_compile", "composes_with_grad_and_vmap", "composes_with_scan",
           "errors", "committed_inputs_keep_their_sharding", "shard_map_collectives",
           "shard_map_matmul_in_jit", "shard_map_jvp_vmap_and_grad_inside", "shard_map_grad",
-          "make_array_from_callback", "no_jax_import"]
+          "make_array_from_callback", "shard_map_check_vma_errors",
+          "shard_map_check_vma_valid", "shard_map_check_vma_false", "no_jax_import"]
 
 
 def _run(script: list, env_extra: dict, timeout: int = 120) -> subprocess.CompletedProcess:
