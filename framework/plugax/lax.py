@@ -6,8 +6,10 @@ _SHARD_MAP = ("plugax's shard_map does not lower it yet; the collectives psum, p
               "in shard_map and over vmap axes")
 _ABSENT = {
     "psend": _SHARD_MAP, "precv": _SHARD_MAP, "ragged_all_to_all": _SHARD_MAP,
-    "pcast": "it changes a value's varying-ness across a shard_map's devices, a type that "
-             "plugax's shard_map does not track (it has no check_vma)",
+    "pcast": "it changes the varying-ness type that JAX gives every value in a shard_map; "
+             "plugax's check_vma infers varying-ness from the traced body instead (loop "
+             "carries that become varying are widened without a cast; for an invariant "
+             "gather use all_gather(..., to='invarying'))",
 }
 
 
