@@ -50,10 +50,11 @@ from .jaxpr.interpret import eval_jaxpr
 from .jaxpr.check import typecheck_jaxpr, check_call_operands
 from .lowering import LoweringRuleContext, LoweringRuleError, lower_jaxpr_to_module
 from .lowering import custom_call  # noqa: F401  (jaxlib's kernels: LAPACK custom calls)
+from .lowering.mlir import make_context as make_mlir_context
 from .lowering.host_callback import CallbackError, emit_host_callback, \
     checked_outputs as checked_callback_outputs
 from .api import flatten_fun
-from .shapes import ShapeDtypeStruct, leaf_aval
+from .shapes import ShapeDtypeStruct, canonicalize_axis, leaf_aval
 from .debugging import jit_disabled
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
 from .loader.hookspec import hookimpl
@@ -100,8 +101,8 @@ __all__ = [
     "jvp_jaxpr", "batch_jaxpr", "partial_eval_jaxpr", "transpose_jaxpr", "close_over_nothing",
     "PartialEvalTrace", "trace_to_jaxpr", "ClosedJaxpr", "Jaxpr", "JaxprEqn", "Var", "Literal",
     "eval_jaxpr", "typecheck_jaxpr", "check_call_operands",
-    "LoweringRuleContext", "lower_jaxpr_to_module", "emit_host_callback", "CallbackError",
-    "checked_callback_outputs",
+    "canonicalize_axis", "LoweringRuleContext", "lower_jaxpr_to_module", "make_mlir_context",
+    "emit_host_callback", "CallbackError", "checked_callback_outputs",
     "flatten_fun", "current_trace",
     "eval_trace", "user_frame", "runtime", "registry_version", "trace_state",
     "ShapeDtypeStruct", "leaf_aval", "jit_disabled", "user_reduction_axes",

@@ -19,7 +19,7 @@ from .core.avals import ShapedArray, get_aval
 from .dtypes import canonicalize_dtype
 from .interpreters.staging import trace_to_jaxpr
 
-__all__ = ["ShapeDtypeStruct", "eval_shape", "leaf_aval", "typeof"]
+__all__ = ["ShapeDtypeStruct", "eval_shape", "leaf_aval", "typeof", "canonicalize_axis"]
 
 
 class ShapeDtypeStruct:
@@ -78,3 +78,11 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     closed = trace_to_jaxpr(flat_fun, [leaf_aval(x) for x in leaves])
     outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
     return tu.tree_unflatten(out_tree(), outs)
+
+
+def canonicalize_axis(axis: int, ndim: int, name: str) -> int:
+    """`axis` in range(ndim), counting negative axes from the end as NumPy does; `name`
+    (the user's function) heads the error, so a family's message names the call."""
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
+    return axis % ndim

@@ -14,19 +14,13 @@ from typing import Any, Callable
 import numpy as np
 
 import plugax.numpy as pnp
-from plugax.extend import get_aval
+from plugax.extend import canonicalize_axis as _axis, get_aval
 
 __all__ = ["compress", "extract", "place", "insert", "delete", "mask_indices", "NUMPY"]
 
 
 def _shape(x: Any) -> tuple:
     return get_aval(x).shape
-
-
-def _axis(axis: int, ndim: int, name: str) -> int:
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
-    return axis % ndim
 
 
 def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,

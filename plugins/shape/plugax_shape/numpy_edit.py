@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 import plugax.numpy as pnp
-from plugax.extend import get_aval
+from plugax.extend import canonicalize_axis as _axis, get_aval
 
 __all__ = ["concat", "permute_dims", "matrix_transpose", "unstack", "rollaxis", "copy",
            "empty", "empty_like", "block", "put", "resize", "trim_zeros", "NUMPY"]
@@ -22,12 +22,6 @@ __all__ = ["concat", "permute_dims", "matrix_transpose", "unstack", "rollaxis", 
 
 def _shape(x: Any) -> tuple:
     return get_aval(x).shape
-
-
-def _axis(axis: int, ndim: int, name: str) -> int:
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
-    return axis % ndim
 
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:

@@ -27,7 +27,7 @@ import numpy as np
 import plugax.tree_util as tu
 from plugax.extend import (Array, Primitive, RuleSet, Zero, current_trace, eval_trace,
                            instantiate, is_undefined_primal, jit_disabled,
-                           lower_jaxpr_to_module, runtime)
+                           lower_jaxpr_to_module, make_mlir_context, runtime)
 
 from .sharding import Mesh, NamedSharding, PartitionSpec, Sharding, named_from_hlo
 
@@ -217,22 +217,9 @@ def annotate_module(text: str, mesh: Mesh, in_shardings: Sequence[Any],
         return module.operation.get_asm(enable_debug_info=False)
 
 
-_registry: Any = None
-
-
 def _parsing_context() -> Any:
     """An MLIR context that can read lowered modules plus Shardy's dialect."""
-    global _registry
-    from jaxlib.mlir import ir
-    from jaxlib.mlir._mlir_libs import _chlo, _jax_mlir_ext, _stablehlo
-    if _registry is None:
-        _registry = ir.DialectRegistry()
-        _jax_mlir_ext.register_dialects(_registry)
-    context = ir.Context()
-    context.append_dialect_registry(_registry)
-    context.dialects["func"]
-    _stablehlo.register_dialect(context)
-    _chlo.register_dialect(context)
+    context = make_mlir_context()
     _load_sdy(context)
     return context
 
@@ -402,12 +389,17 @@ class ShardedJit:
             return self.jf._call(args, kwargs)
         return tu.tree_unflatten(out_tree, comp(leaves))
 
-    def _compile(self, args: tuple, kwargs: dict) -> tuple:
+    def _plan(self, args: tuple, kwargs: dict) -> tuple:
+        """(cache entry, leaves, input and output shardings per leaf, mesh or None)."""
         entry, leaves = self.jf._entry(args, kwargs)
         in_sh = self._leaf_shardings(args, kwargs, leaves)
         out_avals = list(entry.closed.out_avals)
         out_sh = self._out_shardings(entry.out_tree, len(out_avals), out_avals)
         mesh = self._mesh(in_sh + out_sh) or _eqn_mesh(entry.closed.jaxpr)
+        return entry, leaves, in_sh, out_sh, mesh
+
+    def _compile(self, args: tuple, kwargs: dict) -> tuple:
+        entry, leaves, in_sh, out_sh, mesh = self._plan(args, kwargs)
         if mesh is None:
             return None, leaves, entry.out_tree
         key = (id(entry.closed), tuple(in_sh), tuple(out_sh), mesh)
@@ -454,11 +446,7 @@ class ShardedJit:
         return inner.as_function()(*args, **kwargs)
 
     def lower(self, *args: Any, **kwargs: Any) -> "LoweredSharded":
-        entry, leaves = self.jf._entry(args, kwargs)
-        in_sh = self._leaf_shardings(args, kwargs, leaves)
-        out_avals = list(entry.closed.out_avals)
-        out_sh = self._out_shardings(entry.out_tree, len(out_avals), out_avals)
-        mesh = self._mesh(in_sh + out_sh) or _eqn_mesh(entry.closed.jaxpr)
+        entry, _, in_sh, out_sh, mesh = self._plan(args, kwargs)
         if mesh is None:
             return self.jf.lower(*args, **kwargs)
         return LoweredSharded(self, entry, mesh, in_sh, out_sh)
