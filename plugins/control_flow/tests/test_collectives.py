@@ -123,3 +123,19 @@ def test_errors():
         _named(lambda a: lax.psum(a, "i", axis_index_groups=[[0]]))(np.ones(3))
     with pytest.raises(AttributeError, match="shard_map"):
         lax.psend   # noqa: B018
+
+
+def test_all_gather_to():
+    """`to` (shard_map's type of the result) does not change values on a vmap axis; the
+    invariant form's transpose takes each member's own slice of its cotangent."""
+    want = _named(lambda a: lax.all_gather(a, "i", axis=1))(X)
+    np.testing.assert_allclose(_named(lambda a: lax.all_gather(a, "i", axis=1,
+                                                               to="invarying"))(X), want)
+    w = np.arange(X.shape[0] * X.shape[0], dtype=np.float32).reshape(X.shape[0], X.shape[0])
+    g = plugax.vmap(plugax.grad(lambda a, wm: (lax.all_gather(a[0], "i", to="invarying")
+                                               * wm).sum()), axis_name="i")(X[:, :1], w)
+    np.testing.assert_allclose(g[:, 0], np.diag(w))        # member m: d/da_m of w_m . a
+    with pytest.raises(NotImplementedError, match="reduced"):
+        _named(lambda a: lax.all_gather(a, "i", to="reduced"))(X)
+    with pytest.raises(ValueError, match="Allowed `to` values"):
+        _named(lambda a: lax.all_gather(a, "i", to="sideways"))(X)

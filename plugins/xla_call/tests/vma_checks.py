@@ -40,6 +40,11 @@ def _expect_error(f, mesh, in_specs, out_specs, want: str, x) -> None:
 
 def shard_map_check_vma_errors(mesh) -> None:
     from plugax import lax
+
+    @plugax.custom_jvp
+    def _shift(a):                       # a custom derivative's body is followed too
+        return a + lax.axis_index("x")
+    _shift.defjvp(lambda p, t: (_shift(p[0]), t[0]))
     x = np.arange(32, dtype=np.float32).reshape(8, 4)
 
     def two(a):
@@ -77,6 +82,9 @@ def shard_map_check_vma_errors(mesh) -> None:
          _jax("<lambda>", NOT_X.format(key=""))),
         (lambda a: lax.cond(a.sum() > 0, lambda b: b * 0.0, lambda b: b * 0.0 + 1.0, a),
          P("x"), P(), _jax("<lambda>", NOT_X.format(key=""))),
+        (lambda a: plugax.checkpoint(lambda b: b + lax.axis_index("x"))(a), P(), P(),
+         _jax("<lambda>", NOT_X.format(key=""))),
+        (lambda a: _shift(a), P(), P(), _jax("<lambda>", NOT_X.format(key=""))),
         # a loop whose carry picks up a varying value (JAX asks for a pcast; plugax widens)
         (lambda a: lax.fori_loop(0, 3, lambda i, c: c + lax.axis_index("x"), a), P(), P(),
          _jax("<lambda>", NOT_X.format(key=""))),
