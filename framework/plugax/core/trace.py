@@ -233,24 +233,42 @@ class EvalTrace(Trace):
         # else takes the general path, which gives the same result. (The shape
         # is checked there, on the signature's first evaluation: a NumPy
         # function's output shape depends only on its operands' shapes.)
-        vals = []
-        key = [primitive]   # the key `abstract_eval` builds, straight from the Arrays
-        for x in args:
+        # The key is the one `abstract_eval` builds, straight from the Arrays; the
+        # usual one or two operands without params (most ops a jvp or transpose rule
+        # binds) build it as a literal tuple, with no list and no keyword unpacking.
+        n = len(args)
+        if n == 2 and not params:
+            x, y = args
+            if type(x) is not Array or type(y) is not Array:
+                return self._process_general(primitive, args, params)
+            vals = (x._value, y._value)
+            key = (primitive, x._sig, y._sig)
+        elif n == 1 and not params:
+            x = args[0]
             if type(x) is not Array:
                 return self._process_general(primitive, args, params)
-            vals.append(x._value)
-            key.append(x._sig)
-        if params:
-            key += params.items()
+            vals = (x._value,)
+            key = (primitive, x._sig)
+        else:
+            vals = []
+            key = [primitive]
+            for x in args:
+                if type(x) is not Array:
+                    return self._process_general(primitive, args, params)
+                vals.append(x._value)
+                key.append(x._sig)
+            if params:
+                key += params.items()
+            key = tuple(key)
         try:
-            aval = abstract_eval_cache[tuple(key)]
+            aval = abstract_eval_cache[key]
         except (KeyError, TypeError):   # not seen yet, or an unhashable param value
             return self._process_general(primitive, args, params)
         rule = impl_rules.get(primitive)
         if rule is None:
             return self._process_general(primitive, args, params)
         try:   # _run_impl, inlined: this is the hottest call in eager code and reverse mode
-            out = rule(IMPL_CTX, *vals, **params)
+            out = rule(IMPL_CTX, *vals, **params) if params else rule(IMPL_CTX, *vals)
         except PlugaxError:
             raise
         except Exception as err:

@@ -21,7 +21,7 @@ import numpy as np
 from ..core import trace as core
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
-from ..core.rules import RuleContext, abstract_eval, partial_eval_rules
+from ..core.rules import RuleContext, abstract_eval, abstract_eval_cache, partial_eval_rules
 from ..jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from .custom_calls import custom_vjp_call_p
 from .staging import staged_custom_vjp_call
@@ -125,8 +125,18 @@ class PartialEvalTrace(core.Trace):
                 aval = get_aval(x)
                 atoms.append(self._const_atom(x, aval))
                 avals_in.append(aval)
-        out = abstract_eval(primitive, avals_in, params, "partial evaluation")
-        if not primitive.multiple_results:   # the common case, without the lists
+        if primitive.multiple_results:
+            out = abstract_eval(primitive, avals_in, params, "partial evaluation")
+        else:   # the common case: abstract_eval's cache lookup, inlined (same key)
+            key = [primitive]
+            for a in avals_in:
+                key.append(a._sig)
+            if params:
+                key += params.items()
+            try:   # a miss or an unhashable param: abstract_eval decides
+                out = abstract_eval_cache[tuple(key)]
+            except (KeyError, TypeError):
+                out = abstract_eval(primitive, avals_in, params, "partial evaluation")
             var = Var(out)
             self.eqns.append(_new_eqn(JaxprEqn, (atoms, [var], primitive, params)))
             return PartialEvalTracer(self, out, var)
