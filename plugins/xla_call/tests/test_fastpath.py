@@ -340,6 +340,8 @@ def test_jax_imported_first_keeps_its_own_states():
 
 def test_host_callbacks_run_on_every_call(jit):
     """A program that calls back into Python keeps the Python path (declined)."""
+    if not hasattr(plugax, "pure_callback"):   # plugax.debug.callback comes with it
+        pytest.skip("plugax.debug.callback comes from the callback family, not loaded here")
     seen = []
     f = jit(lambda a: (plugax.debug.callback(lambda v: seen.append(1), a), a + 1)[1])
     x = on_device(np.ones(4, np.float32))
