@@ -77,6 +77,21 @@ def test_cached_calls_skip_python(jit):
         assert f._cpp_functions[0]._cache_size() == 1
 
 
+def test_many_results_keep_the_python_path():
+    """Past fastpath.MOST_RESULTS results the C++ side gets no record (it would be slower);
+    the results are the same either way."""
+    x = on_device(np.linspace(0, 1, 16, dtype=np.float32))
+    for n, on_cpp in ((fastpath.MOST_RESULTS, True), (fastpath.MOST_RESULTS + 6, False)):
+        f = plugax.jit(lambda d: {k: v * 2 + 1 for k, v in d.items()})
+        d = {f"w{i}": x for i in range(n)}
+        before = f.uses_cpp_dispatch()
+        for _ in range(3):
+            out = f(d)
+        assert sorted(out) == sorted(d)
+        np.testing.assert_allclose(np.asarray(out["w0"]), np.asarray(x) * 2 + 1)
+        assert f.uses_cpp_dispatch() == (before and on_cpp)
+
+
 def test_uses_cpp_dispatch_reports_the_path(jit):
     f = jit(lambda x: x + 1)
     assert f.uses_cpp_dispatch() == fastpath.enabled()
