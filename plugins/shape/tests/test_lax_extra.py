@@ -1,8 +1,8 @@
 """JAX's lax helpers over the shape family (lax_extra.py): one table of name -> plugax
 call -> NumPy float64 reference. Every row is checked for values eagerly, and with the
 authors' kit on the composition (abstract_eval, jvp against central differences, vmap
-against a Python loop, jit and grad under jit); scatter_sub against results recorded
-from jax 0.10.2. (scatter_apply is the control-flow family's: its test_folds.py.)"""
+against a Python loop, jit and grad under jit); scatter_sub against results that
+jax 0.10.2 gave (recorded). (scatter_apply is the control-flow family's: its test_folds.py.)"""
 import numpy as np
 import pytest
 
