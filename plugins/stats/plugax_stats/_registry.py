@@ -7,6 +7,7 @@ the dotted namespace `scipy.stats.<name>` that JAX users import.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 DISTRIBUTIONS: dict[str, dict[str, Callable]] = {}
@@ -21,3 +22,19 @@ def member(dist: str) -> Callable[[Callable], Callable]:
         DISTRIBUTIONS.setdefault(dist, {})[short] = fn
         return fn
     return register
+
+
+def derived(dist: str, name: str, outer: str, inner: Callable) -> Callable:
+    """Register `plugax.numpy.<outer>(inner(...))` as `plugax.scipy.stats.<dist>.<name>`:
+    the members that are another member's exp or log (pdf = exp(logpdf), logcdf =
+    log(cdf), ...), with `inner`'s signature (functools.wraps), so each formula is
+    written once. `outer` is looked up when called: plugax.numpy is filled by plugins."""
+    import plugax.numpy as jnp
+
+    @functools.wraps(inner)
+    def fn(*args, **kwargs):
+        return getattr(jnp, outer)(inner(*args, **kwargs))
+    fn.__name__, fn.__qualname__ = name, f"{dist}.{name}"
+    fn.__doc__ = f"{outer}({dist}.{inner.__name__}(...)), SciPy's {dist}.{name}."
+    DISTRIBUTIONS.setdefault(dist, {})[name] = fn
+    return fn

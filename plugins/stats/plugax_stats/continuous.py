@@ -15,7 +15,7 @@ import numpy as np
 import plugax.numpy as jnp
 
 from ._common import NEG_INF, promote, special
-from ._registry import member
+from ._registry import derived, member
 
 ArrayLike = Any
 
@@ -39,9 +39,7 @@ def norm_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
     return -0.5 * (jnp.log(2 * np.pi * var) + jnp.square(x - loc) / var)
 
 
-@member("norm")
-def norm_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(norm_logpdf(x, loc, scale))
+norm_pdf = derived("norm", "pdf", "exp", norm_logpdf)
 
 
 @member("norm")
@@ -89,9 +87,7 @@ def cauchy_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any
     return -(jnp.log(np.pi * scale) + jnp.log1p(z * z))
 
 
-@member("cauchy")
-def cauchy_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(cauchy_logpdf(x, loc, scale))
+cauchy_pdf = derived("cauchy", "pdf", "exp", cauchy_logpdf)
 
 
 @member("cauchy")
@@ -100,9 +96,7 @@ def cauchy_cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
     return 0.5 + jnp.arctan((x - loc) / scale) / np.pi
 
 
-@member("cauchy")
-def cauchy_logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.log(cauchy_cdf(x, loc, scale))
+cauchy_logcdf = derived("cauchy", "logcdf", "log", cauchy_cdf)
 
 
 @member("cauchy")
@@ -137,9 +131,7 @@ def laplace_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> An
     return -(jnp.abs(x - loc) / scale + jnp.log(2 * scale))
 
 
-@member("laplace")
-def laplace_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(laplace_logpdf(x, loc, scale))
+laplace_pdf = derived("laplace", "pdf", "exp", laplace_logpdf)
 
 
 @member("laplace")
@@ -162,9 +154,7 @@ def logistic_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> A
     return -2 * jnp.logaddexp(half, -half) - jnp.log(scale)
 
 
-@member("logistic")
-def logistic_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(logistic_logpdf(x, loc, scale))
+logistic_pdf = derived("logistic", "pdf", "exp", logistic_logpdf)
 
 
 @member("logistic")
@@ -200,9 +190,7 @@ def uniform_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> An
     return jnp.where(outside, NEG_INF, -jnp.log(scale))
 
 
-@member("uniform")
-def uniform_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(uniform_logpdf(x, loc, scale))
+uniform_pdf = derived("uniform", "pdf", "exp", uniform_logpdf)
 
 
 @member("uniform")
@@ -228,9 +216,7 @@ def expon_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
     return jnp.where(x < loc, NEG_INF, -((x - loc) / scale + jnp.log(scale)))
 
 
-@member("expon")
-def expon_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(expon_logpdf(x, loc, scale))
+expon_pdf = derived("expon", "pdf", "exp", expon_logpdf)
 
 
 @member("expon")
@@ -245,9 +231,7 @@ def expon_logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
     return jnp.where(x < loc, 0.0, (loc - x) / scale)
 
 
-@member("expon")
-def expon_sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(expon_logsf(x, loc, scale))
+expon_sf = derived("expon", "sf", "exp", expon_logsf)
 
 
 @member("expon")
@@ -274,9 +258,7 @@ def t_logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike =
     return -(log_norm + (half_df + 0.5) * jnp.log1p(z * z / df))
 
 
-@member("t")
-def t_pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(t_logpdf(x, df, loc, scale))
+t_pdf = derived("t", "pdf", "exp", t_logpdf)
 
 
 # ---- gumbel_l / gumbel_r -------------------------------------------------------------------
@@ -292,9 +274,7 @@ def gumbel_l_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> A
     return jnp.where(ok, z - jnp.exp(z) - jnp.log(scale), np.nan)
 
 
-@member("gumbel_l")
-def gumbel_l_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gumbel_l_logpdf(x, loc, scale))
+gumbel_l_pdf = derived("gumbel_l", "pdf", "exp", gumbel_l_logpdf)
 
 
 @member("gumbel_l")
@@ -303,9 +283,7 @@ def gumbel_l_logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> A
     return jnp.where(ok, jnp.log(-jnp.expm1(-jnp.exp(z))), np.nan)
 
 
-@member("gumbel_l")
-def gumbel_l_cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gumbel_l_logcdf(x, loc, scale))
+gumbel_l_cdf = derived("gumbel_l", "cdf", "exp", gumbel_l_logcdf)
 
 
 @member("gumbel_l")
@@ -314,9 +292,7 @@ def gumbel_l_logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> An
     return jnp.where(ok, -jnp.exp(z), np.nan)
 
 
-@member("gumbel_l")
-def gumbel_l_sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gumbel_l_logsf(x, loc, scale))
+gumbel_l_sf = derived("gumbel_l", "sf", "exp", gumbel_l_logsf)
 
 
 @member("gumbel_l")
@@ -332,9 +308,7 @@ def gumbel_r_logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> A
     return jnp.where(ok, -(z + jnp.exp(-z)) - jnp.log(scale), np.nan)
 
 
-@member("gumbel_r")
-def gumbel_r_pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gumbel_r_logpdf(x, loc, scale))
+gumbel_r_pdf = derived("gumbel_r", "pdf", "exp", gumbel_r_logpdf)
 
 
 @member("gumbel_r")
@@ -343,9 +317,7 @@ def gumbel_r_logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> A
     return jnp.where(ok, -jnp.exp(-z), np.nan)
 
 
-@member("gumbel_r")
-def gumbel_r_cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gumbel_r_logcdf(x, loc, scale))
+gumbel_r_cdf = derived("gumbel_r", "cdf", "exp", gumbel_r_logcdf)
 
 
 @member("gumbel_r")
@@ -380,9 +352,7 @@ def pareto_logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLi
     return jnp.where(below, NEG_INF, -(jnp.log(scale / b) + (b + 1) * jnp.log(z)))
 
 
-@member("pareto")
-def pareto_pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(pareto_logpdf(x, b, loc, scale))
+pareto_pdf = derived("pareto", "pdf", "exp", pareto_logpdf)
 
 
 @member("pareto")
@@ -403,9 +373,7 @@ def pareto_logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLik
     return jnp.where(below, 0.0, -b * jnp.log(z))
 
 
-@member("pareto")
-def pareto_sf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(pareto_logsf(x, b, loc, scale))
+pareto_sf = derived("pareto", "sf", "exp", pareto_logsf)
 
 
 @member("pareto")
@@ -425,6 +393,4 @@ def wrapcauchy_logpdf(x: ArrayLike, c: ArrayLike) -> Any:
     return jnp.where((c > 0) & (c < 1), jnp.where(inside, value, NEG_INF), np.nan)
 
 
-@member("wrapcauchy")
-def wrapcauchy_pdf(x: ArrayLike, c: ArrayLike) -> Any:
-    return jnp.exp(wrapcauchy_logpdf(x, c))
+wrapcauchy_pdf = derived("wrapcauchy", "pdf", "exp", wrapcauchy_logpdf)

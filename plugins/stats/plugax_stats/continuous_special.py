@@ -14,7 +14,7 @@ import numpy as np
 import plugax.numpy as jnp
 
 from ._common import NEG_INF, promote, special
-from ._registry import member
+from ._registry import derived, member
 from .continuous import log1mexp, norm_logpdf
 
 ArrayLike = Any
@@ -39,10 +39,7 @@ def beta_logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
     return jnp.where((a <= 0) | (b <= 0) | (scale <= 0), np.nan, value)
 
 
-@member("beta")
-def beta_pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-             scale: ArrayLike = 1) -> Any:
-    return jnp.exp(beta_logpdf(x, a, b, loc, scale))
+beta_pdf = derived("beta", "pdf", "exp", beta_logpdf)
 
 
 @member("beta")
@@ -52,10 +49,7 @@ def beta_cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
     return special("betainc", "beta.cdf")(a, b, jnp.clip(y, 0, 1))
 
 
-@member("beta")
-def beta_logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-                scale: ArrayLike = 1) -> Any:
-    return jnp.log(beta_cdf(x, a, b, loc, scale))
+beta_logcdf = derived("beta", "logcdf", "log", beta_cdf)
 
 
 @member("beta")
@@ -66,10 +60,7 @@ def beta_sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
     return special("betainc", "beta.sf")(b, a, 1 - jnp.clip(y, 0, 1))
 
 
-@member("beta")
-def beta_logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-               scale: ArrayLike = 1) -> Any:
-    return jnp.log(beta_sf(x, a, b, loc, scale))
+beta_logsf = derived("beta", "logsf", "log", beta_sf)
 
 
 # ---- gamma ---------------------------------------------------------------------------------
@@ -84,9 +75,7 @@ def gamma_logpdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLik
     return jnp.where(ok, value, NEG_INF)
 
 
-@member("gamma")
-def gamma_pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(gamma_logpdf(x, a, loc, scale))
+gamma_pdf = derived("gamma", "pdf", "exp", gamma_logpdf)
 
 
 @member("gamma")
@@ -96,9 +85,7 @@ def gamma_cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike =
     return special("gammainc", "gamma.cdf")(a, y)
 
 
-@member("gamma")
-def gamma_logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.log(gamma_cdf(x, a, loc, scale))
+gamma_logcdf = derived("gamma", "logcdf", "log", gamma_cdf)
 
 
 @member("gamma")
@@ -108,9 +95,7 @@ def gamma_sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 
     return jnp.where(y < 0, 1.0, special("gammaincc", "gamma.sf")(a, jnp.maximum(y, 0)))
 
 
-@member("gamma")
-def gamma_logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.log(gamma_sf(x, a, loc, scale))
+gamma_logsf = derived("gamma", "logsf", "log", gamma_sf)
 
 
 # ---- chi2 ----------------------------------------------------------------------------------
@@ -125,9 +110,7 @@ def chi2_logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLik
     return jnp.where(x < loc, NEG_INF, value)
 
 
-@member("chi2")
-def chi2_pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.exp(chi2_logpdf(x, df, loc, scale))
+chi2_pdf = derived("chi2", "pdf", "exp", chi2_logpdf)
 
 
 @member("chi2")
@@ -136,9 +119,7 @@ def chi2_cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike =
     return special("gammainc", "chi2.cdf")(df / 2, jnp.maximum((x - loc) / (2 * scale), 0))
 
 
-@member("chi2")
-def chi2_logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.log(chi2_cdf(x, df, loc, scale))
+chi2_logcdf = derived("chi2", "logcdf", "log", chi2_cdf)
 
 
 @member("chi2")
@@ -147,9 +128,7 @@ def chi2_sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 
     return special("gammaincc", "chi2.sf")(df / 2, jnp.maximum((x - loc) / (2 * scale), 0))
 
 
-@member("chi2")
-def chi2_logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Any:
-    return jnp.log(chi2_sf(x, df, loc, scale))
+chi2_logsf = derived("chi2", "logsf", "log", chi2_sf)
 
 
 # ---- gennorm -------------------------------------------------------------------------------
@@ -161,9 +140,7 @@ def gennorm_logpdf(x: ArrayLike, beta: ArrayLike) -> Any:
     return jnp.log(0.5 * beta) - gammaln(1 / beta) - jnp.power(jnp.abs(x), beta)
 
 
-@member("gennorm")
-def gennorm_pdf(x: ArrayLike, beta: ArrayLike) -> Any:
-    return jnp.exp(gennorm_logpdf(x, beta))
+gennorm_pdf = derived("gennorm", "pdf", "exp", gennorm_logpdf)
 
 
 @member("gennorm")
@@ -184,9 +161,7 @@ def vonmises_logpdf(x: ArrayLike, kappa: ArrayLike) -> Any:
     return jnp.where(kappa > 0, value, np.nan)
 
 
-@member("vonmises")
-def vonmises_pdf(x: ArrayLike, kappa: ArrayLike) -> Any:
-    return jnp.exp(vonmises_logpdf(x, kappa))
+vonmises_pdf = derived("vonmises", "pdf", "exp", vonmises_logpdf)
 
 
 # ---- truncnorm -----------------------------------------------------------------------------
@@ -220,10 +195,7 @@ def truncnorm_logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 
     return jnp.where(a >= b, np.nan, value)
 
 
-@member("truncnorm")
-def truncnorm_pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-                  scale: ArrayLike = 1) -> Any:
-    return jnp.exp(truncnorm_logpdf(x, a, b, loc, scale))
+truncnorm_pdf = derived("truncnorm", "pdf", "exp", truncnorm_logpdf)
 
 
 @member("truncnorm")
@@ -243,10 +215,7 @@ def truncnorm_logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 
     return jnp.where(a >= b, np.nan, value)
 
 
-@member("truncnorm")
-def truncnorm_cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-                  scale: ArrayLike = 1) -> Any:
-    return jnp.exp(truncnorm_logcdf(x, a, b, loc, scale))
+truncnorm_cdf = derived("truncnorm", "cdf", "exp", truncnorm_logcdf)
 
 
 @member("truncnorm")
@@ -256,7 +225,4 @@ def truncnorm_logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0
     return truncnorm_logcdf(-x, -b, -a, -loc, scale)    # the mirror image of the cdf
 
 
-@member("truncnorm")
-def truncnorm_sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
-                 scale: ArrayLike = 1) -> Any:
-    return jnp.exp(truncnorm_logsf(x, a, b, loc, scale))
+truncnorm_sf = derived("truncnorm", "sf", "exp", truncnorm_logsf)

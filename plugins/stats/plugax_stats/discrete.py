@@ -13,7 +13,7 @@ import plugax.numpy as jnp
 from plugax.extend import get_aval, promote_dtypes
 
 from ._common import NEG_INF, promote, special
-from ._registry import member
+from ._registry import derived, member
 
 ArrayLike = Any
 
@@ -32,9 +32,7 @@ def bernoulli_logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
     return jnp.where((x < 0) | (x > 1), NEG_INF, xlogy(x, p) + xlog1py(1 - x, -p))
 
 
-@member("bernoulli")
-def bernoulli_pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
-    return jnp.exp(bernoulli_logpmf(k, p, loc))
+bernoulli_pmf = derived("bernoulli", "pmf", "exp", bernoulli_logpmf)
 
 
 @member("bernoulli")
@@ -64,9 +62,7 @@ def binom_logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -
     return jnp.where((k >= loc) & (k < loc + n + 1), value, NEG_INF)
 
 
-@member("binom")
-def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
-    return jnp.exp(binom_logpmf(k, n, p, loc))
+binom_pmf = derived("binom", "pmf", "exp", binom_logpmf)
 
 
 # ---- betabinom -----------------------------------------------------------------------------
@@ -84,10 +80,7 @@ def betabinom_logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,
     return jnp.where((n < 0) | (a <= 0) | (b <= 0), np.nan, value)
 
 
-@member("betabinom")
-def betabinom_pmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike,
-                  loc: ArrayLike = 0) -> Any:
-    return jnp.exp(betabinom_logpmf(k, n, a, b, loc))
+betabinom_pmf = derived("betabinom", "pmf", "exp", betabinom_logpmf)
 
 
 # ---- poisson -------------------------------------------------------------------------------
@@ -101,9 +94,7 @@ def poisson_logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Any:
     return jnp.where((x < 0) | (jnp.round(k) != k), NEG_INF, value)
 
 
-@member("poisson")
-def poisson_pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Any:
-    return jnp.exp(poisson_logpmf(k, mu, loc))
+poisson_pmf = derived("poisson", "pmf", "exp", poisson_logpmf)
 
 
 @member("poisson")
@@ -145,9 +136,7 @@ def geom_logpmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
     return jnp.where(x <= 0, NEG_INF, value)
 
 
-@member("geom")
-def geom_pmf(k: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
-    return jnp.exp(geom_logpmf(k, p, loc))
+geom_pmf = derived("geom", "pmf", "exp", geom_logpmf)
 
 
 @member("nbinom")
@@ -160,9 +149,7 @@ def nbinom_logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) 
     return jnp.where(k < loc, NEG_INF, value)
 
 
-@member("nbinom")
-def nbinom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Any:
-    return jnp.exp(nbinom_logpmf(k, n, p, loc))
+nbinom_pmf = derived("nbinom", "pmf", "exp", nbinom_logpmf)
 
 
 # ---- multinomial ---------------------------------------------------------------------------
@@ -182,6 +169,4 @@ def multinomial_logpmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
     return jnp.where(jnp.sum(x) == n, value, NEG_INF)
 
 
-@member("multinomial")
-def multinomial_pmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Any:
-    return jnp.exp(multinomial_logpmf(x, n, p))
+multinomial_pmf = derived("multinomial", "pmf", "exp", multinomial_logpmf)

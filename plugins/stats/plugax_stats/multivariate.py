@@ -15,7 +15,7 @@ import plugax.lax as lax
 import plugax.numpy as jnp
 
 from ._common import NEG_INF, promote, special
-from ._registry import member
+from ._registry import derived, member
 
 ArrayLike = Any
 
@@ -86,6 +86,4 @@ def dirichlet_logpdf(x: ArrayLike, alpha: ArrayLike) -> Any:
     return jnp.where(on_simplex, value, NEG_INF)
 
 
-@member("dirichlet")
-def dirichlet_pdf(x: ArrayLike, alpha: ArrayLike) -> Any:
-    return jnp.exp(dirichlet_logpdf(x, alpha))
+dirichlet_pdf = derived("dirichlet", "pdf", "exp", dirichlet_logpdf)
