@@ -46,7 +46,6 @@ def _jvp_tracer_aval(t: JVPTracer) -> ShapedArray:
 
 
 register_aval_handler(JVPTracer, _jvp_tracer_aval)
-_new_tracer = object.__new__
 
 
 class JVPTrace(core.Trace):
@@ -98,14 +97,7 @@ class JVPTrace(core.Trace):
             return primal_out
         if type(primal_out) is not Array:
             return self.box(primal_out, tangent_out)
-        out = _new_tracer(JVPTracer)   # JVPTracer(self, primal_out, tangent_out), inlined
-        out._trace = self
-        out.primal = primal_out
-        out.tangent = tangent_out
-        out.shape = primal_out.shape
-        out.dtype = primal_out.dtype
-        out.weak_type = primal_out.weak_type
-        return out
+        return JVPTracer(self, primal_out, tangent_out)
 
     def box(self, primal: Any, tangent: Any) -> Any:
         """A tracer for (primal, tangent), or the bare primal if the tangent is zero.
