@@ -17,7 +17,8 @@ plugin API version `plugin_api_version`; they change only with a new version.
 """
 from .config import config
 from .core.avals import ShapedArray, format_operands, get_aval
-from .core.array import Array, array_value, shared_constant, signature_id, signature_of
+from .core.array import (Array, array_value, host_array, shared_constant, signature_id,
+                         signature_of)
 from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds, missing_rule
 from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context
 from .dtypes import (canonicalize_dtype, result_type, promote_types, short_name, bool_, int8,
@@ -69,7 +70,7 @@ from .structural import (axes_removing_batching, checked_impl, linear_jvp, shape
                          unary_transpose)
 
 __all__ = [
-    "overrides_name", "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value",
+    "overrides_name", "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value", "host_array",
     "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
     "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
     # dtypes: constants, predicates, constructors, the promotion lattice

@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from .avals import ShapedArray, register_aval_handler, signature_id
 
-__all__ = ["Array", "as_array", "typed_array", "canonicalize_value", "signature_id",
+__all__ = ["Array", "as_array", "typed_array", "host_array", "canonicalize_value", "signature_id",
            "shared_constant", "array_value", "signature_of"]
 
 
@@ -179,6 +179,21 @@ def typed_array(value: np.ndarray, aval: ShapedArray) -> Array:
     self.shape = aval.shape
     self.dtype = aval.dtype
     self.weak_type = aval.weak_type
+    return self
+
+
+def host_array(value: np.ndarray, shape: tuple, dtype: np.dtype, weak_type: bool) -> Array:
+    """An Array of the ndarray `value` whose shape and dtype the caller already holds.
+
+    For the eager fast paths of the elementwise front ends: the result of a same-shape
+    ufunc keeps the operand's shape tuple (ndarray.shape builds a new tuple per read),
+    and building the slots directly is cheaper than `Array.__init__`'s checks."""
+    self = _new_object(Array)
+    self._value = value
+    self._buf = self._aval = None
+    self.shape = shape
+    self.dtype = dtype
+    self.weak_type = weak_type
     return self
 
 

@@ -28,8 +28,8 @@ import numpy as np
 import plugax.lax as lax
 from plugax.extend import (Array, Primitive, Tracer, array_value, bool_, broadcast_arrays,
                            broadcast_pair, eval_trace, float16, float32, float64, float_dtypes,
-                           get_aval, promote_args, promote_dtypes, rule_kinds, scalar_like,
-                           supported_dtypes, trace_state)
+                           get_aval, host_array, promote_args, promote_dtypes, rule_kinds,
+                           scalar_like, supported_dtypes, trace_state)
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import zeros_like
@@ -56,7 +56,7 @@ _current_impl = rule_kinds["impl"].table.get
 # primitive, read on every eager call (cheaper than looking the table up each time)
 # and refreshed by `refresh_eager_paths` whenever the registry publishes new tables
 _EAGER_CELLS: dict[Primitive, list] = {}
-_ndarray, _new = np.ndarray, object.__new__
+_ndarray = np.ndarray
 
 
 def _eager_cell(prim: Primitive) -> list:
@@ -110,23 +110,16 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
         # The hottest eager case first, with nothing in between: two host Arrays of one
         # eager float dtype, weak type and shape, no transformation running and this
         # family's impl rule in the table (`cell[0]`). The result reuses the operands'
-        # shape tuple (a same-shape ufunc keeps it; ndarray.shape builds a new tuple per
-        # read) and is built slot by slot (cheaper than calling Array.__init__).
+        # shape tuple, through the kernel's host_array.
         if t1 is Array and t2 is Array and (f := cell[0]) is not None \
                 and state.trace is eval_trace:
             d = x1.dtype
             if d is x2.dtype and d in eager_ok and x1.weak_type is x2.weak_type:
                 shape = x1.shape
                 if shape == x2.shape:
-                    out = f(x1._value, x2._value)
-                    if type(out) is _ndarray:
-                        r = _new(Array)
-                        r._value = out
-                        r._buf = r._aval = None
-                        r.shape = shape
-                        r.dtype = d   # these ufuncs keep a float dtype they get twice
-                        r.weak_type = x1.weak_type
-                        return r
+                    out = f(array_value(x1), array_value(x2))
+                    if type(out) is _ndarray:   # these ufuncs keep a float dtype got twice
+                        return host_array(out, shape, d, x1.weak_type)
                     return Array(out, x1.weak_type)
         if (t1 is Array or isinstance(x1, Tracer)) and (t2 is Array or isinstance(x2, Tracer)):
             # Arrays and tracers carry dtype, weak_type and shape as attributes
@@ -178,15 +171,9 @@ def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Calla
         if type(x) is Array:
             d = x.dtype
             if d in eager_ok and state.trace is eval_trace and (f := cell[0]) is not None:
-                out = f(x._value)
-                if type(out) is _ndarray:   # built slot by slot, as in `binary`
-                    r = _new(Array)
-                    r._value = out
-                    r._buf = r._aval = None
-                    r.shape = x.shape
-                    r.dtype = out.dtype
-                    r.weak_type = x.weak_type
-                    return r
+                out = f(array_value(x))
+                if type(out) is _ndarray:
+                    return host_array(out, x.shape, out.dtype, x.weak_type)
                 return Array(out, x.weak_type)
             if d in ok:
                 return prim.bind(x)
