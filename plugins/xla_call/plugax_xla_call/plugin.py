@@ -4,7 +4,7 @@ from __future__ import annotations
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
 from . import (aot, devices, distributed, global_arrays, jit, placement, primitive,
-               shard_map, sharding, spmd)
+               shard_map, sharding, spmd, visualize)
 
 
 @hookimpl
@@ -38,8 +38,8 @@ def plugax_frontend() -> dict:
                 "set_mesh")},
             "lax": {"with_sharding_constraint": spmd.with_sharding_constraint},
             "distributed": {name: getattr(distributed, name) for name in distributed.__all__},
-            "debug": {"visualize_array_sharding": sharding.visualize_array_sharding,
-                      "visualize_sharding": sharding.visualize_sharding}}
+            "debug": {"visualize_array_sharding": visualize.visualize_array_sharding,
+                      "visualize_sharding": visualize.visualize_sharding}}
 
 
 @hookimpl

@@ -25,8 +25,7 @@ from plugax.extend import Array, Tracer, runtime
 from .devices import devices as all_devices
 
 __all__ = ["Mesh", "PartitionSpec", "P", "NamedSharding", "SingleDeviceSharding", "Sharding",
-           "make_mesh", "Shard", "sharding_of", "ARRAY_METHODS", "set_mesh",
-           "visualize_sharding"]
+           "make_mesh", "Shard", "sharding_of", "ARRAY_METHODS", "set_mesh"]
 
 
 class PartitionSpec(tuple):
@@ -420,42 +419,6 @@ ARRAY_METHODS = {
     "committed": _tracer_guard(_is_sharded),
     "devices": lambda self: sharding_of(self).device_set,
 }
-
-
-def visualize_array_sharding(arr: Any, *, use_color: bool = False, scale: float = 1.0,
-                             min_width: int = 9, max_width: int = 80) -> None:
-    """Print which devices hold which block of a 1- or 2-D Array (a text picture,
-    laid out as JAX's: one box per block, labelled with its devices)."""
-    print(sharding_picture(arr.shape, sharding_of(arr)))
-
-
-def visualize_sharding(shape: Sequence[int], sharding: Sharding, *, use_color: bool = False,
-                       scale: float = 1.0, min_width: int = 9, max_width: int = 80) -> None:
-    """Print which devices hold which block of an array of `shape` under `sharding`."""
-    print(sharding_picture(tuple(shape), sharding))
-
-
-def sharding_picture(shape: Sequence[int], sharding: Sharding) -> str:
-    if len(shape) not in (1, 2):
-        raise ValueError(f"visualize_array_sharding only works for 1- and 2-D arrays, got "
-                         f"shape {tuple(shape)}")
-    shape2 = (1, shape[0]) if len(shape) == 1 else tuple(shape)
-    blocks: dict = {}
-    for dev, idx in sharding.devices_indices_map(tuple(shape)).items():
-        idx2 = ((slice(None),) + idx) if len(shape) == 1 else idx
-        key = tuple(sl.indices(n)[:2] for sl, n in zip(idx2, shape2))
-        blocks.setdefault(key, []).append(dev.id)
-    rows = sorted({k[0] for k in blocks})
-    cols = sorted({k[1] for k in blocks})
-    platform = runtime().backend().platform.upper()
-    labels = {k: f"{platform} " + ",".join(map(str, sorted(v))) for k, v in blocks.items()}
-    width = max(max(len(v) for v in labels.values()) + 4, 9)
-    border = "+" + "+".join("-" * width for _ in cols) + "+"
-    lines = [border]
-    for r in rows:
-        lines.append("|" + "|".join(labels.get((r, c), "").center(width) for c in cols) + "|")
-        lines.append(border)
-    return "\n".join(lines)
 
 
 def _iterable(x: Any) -> Iterable:

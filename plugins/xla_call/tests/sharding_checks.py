@@ -65,15 +65,52 @@ def device_put_shards():
 
 @check
 def visualize():
+    """Every picture JAX 0.10.2 printed for these shardings (visualize_jax.json,
+    recorded by record_visualize_jax.py), character for character; then the
+    printing front ends."""
     import contextlib
     import io
+    import pathlib
+
+    from plugax.sharding import Mesh
+    from plugax_xla_call.visualize import sharding_picture
+    rec = json.loads((pathlib.Path(__file__).parent / "visualize_jax.json").read_text())
+    devs = np.array(plugax.devices())
+    for case in rec["cases"]:
+        m = Mesh(devs[case.get("order", list(range(8)))].reshape(case["mesh"]),
+                 tuple(case["names"]))
+        spec = P(*[tuple(e) if isinstance(e, list) else e for e in case["spec"]])
+        got = sharding_picture(case["shape"], NamedSharding(m, spec),
+                               use_color=case.get("color", False),
+                               unicode=not case.get("ascii"), **case.get("kwargs", {}))
+        assert got == case["out"], f"{case}\n got:\n{got}\nwant:\n{case['out']}"
+    want = rec["cases"][8]["out"]                 # (4, 2) mesh, P('x', 'y'), (8, 6)
+    assert rec["cases"][8]["spec"] == ["x", "y"] and rec["cases"][8]["shape"] == [8, 6]
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    with contextlib.redirect_stdout(buf):       # not a terminal: no colours, as JAX
         plugax.debug.visualize_array_sharding(
             plugax.device_put(X, NamedSharding(mesh, P("x", "y"))))
-    text = buf.getvalue()
-    assert text.count("CPU ") == 8 and "CPU 7" in text, text
-    return text
+        plugax.debug.visualize_sharding((8, 6), NamedSharding(mesh, P("x", "y")))
+    assert buf.getvalue() == want * 2, buf.getvalue()
+    colored = next(c["out"] for c in rec["cases"] if c.get("color") and c["spec"] == ["x", "y"])
+    os.environ["FORCE_COLOR"] = "1"            # as a terminal (rich reads it too)
+    try:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            plugax.debug.visualize_sharding((8, 6), NamedSharding(mesh, P("x", "y")))
+            plugax.debug.visualize_sharding((8, 6), NamedSharding(mesh, P("x", "y")),
+                                            use_color=False)
+    finally:
+        del os.environ["FORCE_COLOR"]
+    assert buf.getvalue() == colored + want, buf.getvalue()
+    try:
+        plugax.debug.visualize_sharding((2, 2, 2), NamedSharding(mesh, P()))
+    except ValueError as e:
+        assert str(e) == ("`visualize_sharding` only works for shapes with 1 and 2 "
+                          "dimensions."), e
+    else:
+        raise AssertionError("a 3-D shape was drawn")
+    return f"{len(rec['cases'])} pictures equal to JAX's"
 
 
 @check
