@@ -14,6 +14,14 @@ name is unbound: a NameError, as in JAX.
 Derivatives are JAX's: psum, all_gather, ppermute, all_to_all, psum_scatter and
 pbroadcast are linear, and each transposes to its adjoint collective (psum to psum,
 all_gather to psum_scatter, a permutation to its inverse, ...); pmax/pmin have none.
+
+`axis_index_groups` (psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all,
+pswapaxes: JAX's list) splits the members of the axis into groups that each do the
+collective on their own; the parameter is carried only when given, so ungrouped
+equations are unchanged. As in JAX 0.10.2 the groups work in shard_map (replica
+groups, shard_map.py) and not over a vmap axis, where the batching rules raise
+JAX's NotImplementedErrors; a psum (pmean) of values known at trace time is the
+value times the group size, as JAX computes it without a collective.
 """
 from __future__ import annotations
 
@@ -21,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import (Primitive, RuleSet, ShapedArray, Zero, bdim_at_front,
+from plugax.extend import (Primitive, RuleSet, ShapedArray, Tracer, Zero, bdim_at_front,
                            declare_collective, get_aval, instantiate, is_undefined_primal,
                            named_axis_size)
 
@@ -37,11 +45,43 @@ def _check_bound(axes: tuple) -> None:
         named_axis_size(name)     # NameError when no vmap of that name is running
 
 
-def _no_groups(name: str, axis_index_groups: Any) -> None:
-    if axis_index_groups is not None:
-        raise NotImplementedError(f"lax.{name}: axis_index_groups is not supported by "
-                                  f"plugax (it splits devices of a pmap into groups; a "
-                                  f"vmap axis has no devices)")
+def _canonical_groups(axis_index_groups: Any, even: bool = False) -> tuple | None:
+    """JAX's form (a tuple of tuples), checked as JAX checks it: every index of
+    0..n-1 in exactly one group (and, for the collectives whose result's shape is
+    the group size, groups of one size)."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    if {i for g in groups for i in g} != set(range(sum(map(len, groups)))):
+        raise ValueError("axis_index_groups must cover all indices exactly once")
+    if even and len({len(g) for g in groups}) > 1:
+        raise ValueError(f"axis_index_groups must all be the same size, got {groups}")
+    return groups
+
+
+def _gp(groups: tuple | None) -> dict:
+    """The groups as a primitive parameter: present only when given."""
+    return {} if groups is None else {"axis_index_groups": groups}
+
+
+def group_size(axes: tuple, groups: tuple | None) -> int:
+    """How many members do each collective: the axes' size, or one group's."""
+    n = 1
+    for name in axes:
+        n *= named_axis_size(name)
+    if groups is None:
+        return n
+    if sum(map(len, groups)) != n:
+        raise ValueError(f"axis_index_groups {list(map(list, groups))} must cover the {n} "
+                         f"indices of axis {axes if len(axes) > 1 else axes[0]!r} exactly once")
+    return len(groups[0])
+
+
+# JAX 0.10.2's refusals of groups over a vmap axis (its batching rules)
+_VMAP_REDUCTION = "axis_index_groups not supported in vmap collectives. Please open a " \
+                  "feature request!"
+_VMAP_GATHER = "axis_index_groups not supported in vmap"
+_VMAP_ALL_TO_ALL = "Please open a feature request!"
 
 
 def _unbound(prim: Primitive) -> Callable:
@@ -66,9 +106,11 @@ pmin_p = Primitive("pmin", multiple_results=True)
 
 
 def _reduction_vmap(prim: Primitive, reduce: Callable, unbatched: Callable) -> Callable:
-    def vmap(ctx, args, dims, *, axes):
+    def vmap(ctx, args, dims, *, axes, axis_index_groups=None):
         if ctx.axis_name not in axes:     # another vmap's name: member by member
-            return prim.bind(*args, axes=axes), list(dims)
+            return prim.bind(*args, axes=axes, **_gp(axis_index_groups)), list(dims)
+        if axis_index_groups is not None:
+            raise NotImplementedError(_VMAP_REDUCTION)
         outs = [unbatched(x, ctx.axis_size) if d is None else reduce(x, d)
                 for x, d in zip(args, dims)]
         rest = _rest(axes, ctx.axis_name)
@@ -95,26 +137,28 @@ def _reduce(name: str) -> Callable:
     return reduce
 
 
-def _same_avals(ctx, *avals, axes):
+def _same_avals(ctx, *avals, axes, axis_index_groups=None):
     _check_bound(axes)
+    group_size(axes, axis_index_groups)
     return list(avals)
 
 
-def _psum_jvp(ctx, primals, tangents, *, axes):
-    return psum_p.bind(*primals, axes=axes), psum_p.bind(*map(instantiate, tangents),
-                                                          axes=axes)
+def _psum_jvp(ctx, primals, tangents, *, axes, axis_index_groups=None):
+    g = _gp(axis_index_groups)
+    return psum_p.bind(*primals, axes=axes, **g), psum_p.bind(*map(instantiate, tangents),
+                                                               axes=axes, **g)
 
 
-def _psum_transpose(ctx, cts, *args, axes):
-    """Every member's output is the sum of all inputs: each input's cotangent is the sum
-    of all output cotangents."""
-    outs = psum_p.bind(*[instantiate(ct) for ct in cts], axes=axes)
+def _psum_transpose(ctx, cts, *args, axes, axis_index_groups=None):
+    """Every member's output is the sum of its group's inputs: each input's cotangent is
+    the sum of its group's output cotangents."""
+    outs = psum_p.bind(*[instantiate(ct) for ct in cts], axes=axes, **_gp(axis_index_groups))
     return [o if is_undefined_primal(x) else None for x, o in zip(args, outs)]
 
 
 def _extremum_jvp(prim: Primitive) -> Callable:
-    def jvp(ctx, primals, tangents, *, axes):
-        outs = prim.bind(*primals, axes=axes)
+    def jvp(ctx, primals, tangents, *, axes, axis_index_groups=None):
+        outs = prim.bind(*primals, axes=axes, **_gp(axis_index_groups))
         if any(type(t) is not Zero for t in tangents):
             raise NotImplementedError(f"Differentiation rule for '{prim.name}' not "
                                       f"implemented (as in JAX)")
@@ -126,9 +170,10 @@ def _extremum_jvp(prim: Primitive) -> Callable:
 all_gather_p = Primitive("all_gather")
 
 
-def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled, to="varying"):
+def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled, to="varying",
+                              axis_index_groups=None):
     (name,) = axes
-    n = named_axis_size(name)
+    n = group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     if tiled:
         shape[axis] *= n
@@ -137,12 +182,16 @@ def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled, to="varying"):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled, to="varying"):
+def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled, to="varying",
+                     axis_index_groups=None):
     import plugax.lax as lax
     import plugax.numpy as jnp
     (x,), (d,) = args, dims
     if ctx.axis_name not in axes:
-        return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled, to=to), d
+        return all_gather_p.bind(x, axes=axes, axis=axis, tiled=tiled, to=to,
+                                 **_gp(axis_index_groups)), d
+    if axis_index_groups is not None:
+        raise NotImplementedError(_VMAP_GATHER)
     x = bdim_at_front(x, d, ctx.axis_size)                    # (n, *member)
     out = jnp.moveaxis(x, 0, axis)
     if tiled:
@@ -152,7 +201,8 @@ def _all_gather_vmap(ctx, args, dims, *, axes, axis, tiled, to="varying"):
     return out, None
 
 
-def _all_gather_transpose(ctx, ct, x, *, axes, axis, tiled, to="varying"):
+def _all_gather_transpose(ctx, ct, x, *, axes, axis, tiled, to="varying",
+                          axis_index_groups=None):
     """'varying': each member's result is its own value, so member i's input gets the
     sum of every member's cotangent chunk i (psum_scatter). 'invarying' (shard_map's
     invariant result, counted once): member i takes its chunk of the one cotangent."""
@@ -166,16 +216,17 @@ def _all_gather_transpose(ctx, ct, x, *, axes, axis, tiled, to="varying"):
             return [lax.dynamic_slice_in_dim(ct, i * np.int32(k), k, axis)]
         return [lax.dynamic_index_in_dim(ct, i, axis, keepdims=False)]
     return [reduce_scatter_p.bind(instantiate(ct), axes=axes, scatter_dimension=axis,
-                                  tiled=tiled)]
+                                  tiled=tiled, **_gp(axis_index_groups))]
 
 
 # --- psum_scatter (JAX's reduce_scatter primitive) ------------------------------------------
 reduce_scatter_p = Primitive("reduce_scatter")
 
 
-def _reduce_scatter_abstract_eval(ctx, aval, *, axes, scatter_dimension, tiled):
+def _reduce_scatter_abstract_eval(ctx, aval, *, axes, scatter_dimension, tiled,
+                                  axis_index_groups=None):
     (name,) = axes
-    n = named_axis_size(name)
+    n = group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     size = shape[scatter_dimension]
     if tiled:
@@ -191,13 +242,16 @@ def _reduce_scatter_abstract_eval(ctx, aval, *, axes, scatter_dimension, tiled):
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _reduce_scatter_vmap(ctx, args, dims, *, axes, scatter_dimension, tiled):
+def _reduce_scatter_vmap(ctx, args, dims, *, axes, scatter_dimension, tiled,
+                         axis_index_groups=None):
     import plugax.lax as lax
     import plugax.numpy as jnp
     (x,), (d,) = args, dims
     if ctx.axis_name not in axes:
         return reduce_scatter_p.bind(x, axes=axes, scatter_dimension=scatter_dimension,
-                                     tiled=tiled), d
+                                     tiled=tiled, **_gp(axis_index_groups)), d
+    if axis_index_groups is not None:
+        raise NotImplementedError(_VMAP_GATHER)
     n = ctx.axis_size
     total = _times_size(x, n) if d is None else lax.reduce_sum(x, (d,))
     if tiled:
@@ -207,9 +261,10 @@ def _reduce_scatter_vmap(ctx, args, dims, *, axes, scatter_dimension, tiled):
     return jnp.moveaxis(total, scatter_dimension, 0), 0
 
 
-def _reduce_scatter_transpose(ctx, ct, x, *, axes, scatter_dimension, tiled):
+def _reduce_scatter_transpose(ctx, ct, x, *, axes, scatter_dimension, tiled,
+                              axis_index_groups=None):
     return [all_gather_p.bind(instantiate(ct), axes=axes, axis=scatter_dimension,
-                              tiled=tiled)]
+                              tiled=tiled, **_gp(axis_index_groups))]
 
 
 # --- axis_index --------------------------------------------------------------------------------
@@ -258,9 +313,10 @@ def _ppermute_transpose(ctx, ct, x, *, axes, perm):
 all_to_all_p = Primitive("all_to_all")
 
 
-def _all_to_all_abstract_eval(ctx, aval, *, axes, split_axis, concat_axis, tiled):
+def _all_to_all_abstract_eval(ctx, aval, *, axes, split_axis, concat_axis, tiled,
+                              axis_index_groups=None):
     (name,) = axes
-    n = named_axis_size(name)
+    n = group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     if tiled:
         if shape[split_axis] % n:
@@ -277,11 +333,15 @@ def _all_to_all_abstract_eval(ctx, aval, *, axes, split_axis, concat_axis, tiled
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _all_to_all_vmap(ctx, args, dims, *, axes, split_axis, concat_axis, tiled):
+def _all_to_all_vmap(ctx, args, dims, *, axes, split_axis, concat_axis, tiled,
+                     axis_index_groups=None):
     """Member i's chunk j goes to member j, where the chunks from 0, 1, ... are put along
-    concat_axis: the batch axis and the (chunked) split axis trade places."""
+    concat_axis: the batch axis and the (chunked) split axis trade places. (With groups
+    JAX refuses any vmap, even over another axis.)"""
     import plugax.lax as lax
     import plugax.numpy as jnp
+    if axis_index_groups is not None:
+        raise NotImplementedError(_VMAP_ALL_TO_ALL)
     (x,), (d,) = args, dims
     params = dict(axes=axes, split_axis=split_axis, concat_axis=concat_axis, tiled=tiled)
     if ctx.axis_name not in axes:
@@ -301,9 +361,10 @@ def _all_to_all_vmap(ctx, args, dims, *, axes, split_axis, concat_axis, tiled):
     return jnp.moveaxis(x, 1, 1 + concat_axis), 0
 
 
-def _all_to_all_transpose(ctx, ct, x, *, axes, split_axis, concat_axis, tiled):
+def _all_to_all_transpose(ctx, ct, x, *, axes, split_axis, concat_axis, tiled,
+                          axis_index_groups=None):
     return [all_to_all_p.bind(instantiate(ct), axes=axes, split_axis=concat_axis,
-                              concat_axis=split_axis, tiled=tiled)]
+                              concat_axis=split_axis, tiled=tiled, **_gp(axis_index_groups))]
 
 
 # --- pbroadcast -------------------------------------------------------------------------------------
@@ -395,45 +456,50 @@ def _tree_map(fn: Callable, x: Any) -> Any:
     return tree_map(fn, x)
 
 
-def _multi(prim: Primitive, x: Any, axis_name: Any) -> Any:
+def _multi(prim: Primitive, x: Any, axis_name: Any, groups: tuple | None = None) -> Any:
     from plugax.tree_util import tree_flatten, tree_unflatten
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
-    return tree_unflatten(tree, prim.bind(*leaves, axes=_axes(axis_name)))
+    return tree_unflatten(tree, prim.bind(*leaves, axes=_axes(axis_name), **_gp(groups)))
 
 
 def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
-    """The sum of `x` (a pytree) over the members of the named vmap axis (or axes), the
-    same for every member."""
-    _no_groups("psum", axis_index_groups)
-    return _multi(psum_p, x, axis_name)
+    """The sum of `x` (a pytree) over the members of the named axis (or axes), the same
+    for every member; with `axis_index_groups`, over the members of each one's group."""
+    groups = _canonical_groups(axis_index_groups)
+    if groups is not None:
+        from plugax.tree_util import tree_leaves
+        if not any(isinstance(v, Tracer) for v in tree_leaves(x)):
+            # known now: JAX multiplies by the group size, with no collective
+            _check_bound(_axes(axis_name))
+            return _tree_map(lambda v: _times_size(
+                v.astype(np.int32) if get_aval(v).dtype == np.bool_ else v, len(groups[0])),
+                _tree_map(np.asarray, x))
+    return _multi(psum_p, x, axis_name, groups)
 
 
 def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
-    """The mean of `x` over the named axis (or axes); integers give floats, as in JAX."""
+    """The mean of `x` over the named axis (or axes, or each member's group); integers
+    give floats, as in JAX."""
     import plugax.lax as lax
     import plugax.numpy as jnp
-    _no_groups("pmean", axis_index_groups)
-    n = 1
-    for name in _axes(axis_name):
-        n *= named_axis_size(name)
+    groups = _canonical_groups(axis_index_groups)
+    n = len(groups[0]) if groups is not None else axis_size(axis_name)
     return _tree_map(lambda s: lax.div(jnp.asarray(s, jnp.result_type(s, 1.0)) if
                                        get_aval(s).dtype.kind in "biu" else s,
                                        np.asarray(n, jnp.result_type(s, 1.0))),
-                     psum(x, axis_name))
+                     psum(x, axis_name, axis_index_groups=groups))
 
 
 def pmax(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
-    """The maximum of `x` over the named axis (or axes)."""
-    _no_groups("pmax", axis_index_groups)
-    return _multi(pmax_p, x, axis_name)
+    """The maximum of `x` over the named axis (or axes, or each member's group)."""
+    return _multi(pmax_p, x, axis_name, _canonical_groups(axis_index_groups))
 
 
 def pmin(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
-    """The minimum of `x` over the named axis (or axes)."""
-    _no_groups("pmin", axis_index_groups)
-    return _multi(pmin_p, x, axis_name)
+    """The minimum of `x` over the named axis (or axes, or each member's group)."""
+    return _multi(pmin_p, x, axis_name, _canonical_groups(axis_index_groups))
 
 
 def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: int = 0,
@@ -442,31 +508,35 @@ def all_gather(x: Any, axis_name: Any, *, axis_index_groups: Any = None, axis: i
     `to` is the result's type in shard_map (JAX's): 'varying' (each member's result is
     its own, so an out_specs entry must name the axis), or 'invarying' (the one value
     every member holds, so it may be returned with the axis left out of out_specs; its
-    transpose slices instead of summing). On a vmap axis both compute the same."""
-    _no_groups("all_gather", axis_index_groups)
+    transpose slices instead of summing). On a vmap axis both compute the same. With
+    `axis_index_groups` each member gathers its group's values (in the group's order)."""
     if to not in ("varying", "invarying"):
         if to == "reduced":
             raise NotImplementedError("lax.all_gather: to='reduced' (JAX's unreduced "
                                       "types) is not supported by plugax")
         raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed "
                          f"`to` values are: {{'invarying', 'varying', 'reduced'}}")
+    groups = _canonical_groups(axis_index_groups, even=True)
+    if groups is not None and to == "invarying":
+        raise NotImplementedError("lax.all_gather: axis_index_groups with to='invarying' "
+                                  "is not supported (nor in JAX)")
 
     def one(v):
         ndim = get_aval(v).ndim
         a = axis % (ndim if tiled else ndim + 1) if ndim or not tiled else axis
         return all_gather_p.bind(v, axes=_axes(axis_name), axis=int(a), tiled=bool(tiled),
-                                 to=to)
+                                 to=to, **_gp(groups))
     return _tree_map(one, x)
 
 
 def psum_scatter(x: Any, axis_name: Any, *, scatter_dimension: int = 0,
                  axis_index_groups: Any = None, tiled: bool = False) -> Any:
     """psum, then member j keeps the j-th slice (chunk, when tiled) of
-    `scatter_dimension`."""
-    _no_groups("psum_scatter", axis_index_groups)
+    `scatter_dimension` (with `axis_index_groups`: its j-th in its group)."""
+    groups = _canonical_groups(axis_index_groups, even=True)
     return _tree_map(lambda v: reduce_scatter_p.bind(
         v, axes=_axes(axis_name), scatter_dimension=int(scatter_dimension) % get_aval(v).ndim,
-        tiled=bool(tiled)), x)
+        tiled=bool(tiled), **_gp(groups)), x)
 
 
 def axis_index(axis_name: Any) -> Any:
@@ -497,13 +567,15 @@ def pshuffle(x: Any, axis_name: Any, perm: Sequence[int]) -> Any:
 def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
                axis_index_groups: Any = None, tiled: bool = False) -> Any:
     """Member i's `split_axis` chunk j goes to member j, which puts the chunks it receives
-    along `concat_axis` (a new axis unless tiled)."""
-    _no_groups("all_to_all", axis_index_groups)
+    along `concat_axis` (a new axis unless tiled); with `axis_index_groups`, j counts the
+    members of i's group."""
+    groups = _canonical_groups(axis_index_groups, even=True)
 
     def one(v):
         ndim = get_aval(v).ndim
         return all_to_all_p.bind(v, axes=_axes(axis_name), split_axis=int(split_axis) % ndim,
-                                 concat_axis=int(concat_axis) % ndim, tiled=bool(tiled))
+                                 concat_axis=int(concat_axis) % ndim, tiled=bool(tiled),
+                                 **_gp(groups))
     return _tree_map(one, x)
 
 

@@ -120,9 +120,62 @@ def test_errors():
     with pytest.raises(NotImplementedError, match="pmax"):
         _named(plugax.grad(lambda b: lax.pmax(b, "i")))(np.ones(3))
     with pytest.raises(NotImplementedError, match="axis_index_groups"):
-        _named(lambda a: lax.psum(a, "i", axis_index_groups=[[0]]))(np.ones(3))
+        _named(lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1, 2]]))(np.ones(3))
     with pytest.raises(AttributeError, match="shard_map"):
         lax.psend   # noqa: B018
+
+
+# JAX 0.10.2's refusals of axis_index_groups over a vmap axis (recorded with it)
+_REDUCTION = "axis_index_groups not supported in vmap collectives. Please open a feature request!"
+_GATHER = "axis_index_groups not supported in vmap"
+_A2A = "Please open a feature request!"
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1], [2, 3]]), _REDUCTION),
+    (lambda a: lax.pmean(a, "i", axis_index_groups=[[0, 1], [2, 3]]), _REDUCTION),
+    (lambda a: lax.pmax(a, "i", axis_index_groups=[[0, 1], [2, 3]]), _REDUCTION),
+    (lambda a: lax.pmin(a, "i", axis_index_groups=[[0, 3], [2, 1]]), _REDUCTION),
+    (lambda a: lax.all_gather(a, "i", axis_index_groups=[[0, 1], [2, 3]]), _GATHER),
+    (lambda a: lax.all_gather(a, "i", axis_index_groups=[[0, 1], [2, 3]], tiled=True),
+     _GATHER),
+    (lambda a: lax.psum_scatter(a, "i", axis_index_groups=[[0, 1], [2, 3]], tiled=True),
+     _GATHER),
+    (lambda a: lax.all_to_all(a[:2], "i", 0, 0, axis_index_groups=[[0, 1], [2, 3]]), _A2A),
+    (lambda a: lax.pswapaxes(a[:2], "i", 0, axis_index_groups=[[0, 1], [2, 3]]), _A2A),
+])
+def test_axis_index_groups_over_a_vmap_axis_are_refused_as_in_jax(f, message):
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    with pytest.raises(NotImplementedError) as err:
+        _named(f)(x)
+    assert str(err.value) == message
+
+
+def test_axis_index_groups_known_values_and_checks():
+    """A psum of a value known at trace time is the value times the group size (JAX's
+    constant path, no collective), so it works over a vmap axis too; the groups must
+    cover the indices once (JAX's ValueError)."""
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    c = np.arange(4.0, dtype=np.float32)
+    np.testing.assert_allclose(_named(lambda a: lax.psum(c, "i", axis_index_groups=[
+        [0, 1], [2, 3]]))(x), np.tile(2 * c, (4, 1)))        # JAX: [[0, 2, 4, 6]] * 4
+    np.testing.assert_allclose(_named(lambda a: lax.pmean(c, "i", axis_index_groups=[
+        [0, 1], [2, 3]]))(x), np.tile(c, (4, 1)))
+    with pytest.raises(ValueError, match="^axis_index_groups must cover all indices "
+                                         "exactly once$"):
+        _named(lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1], [1, 2]]))(x)
+    with pytest.raises(ValueError, match="the same size"):
+        _named(lambda a: lax.all_gather(a, "i", axis_index_groups=[[0], [1, 2, 3]]))(x)
+    with pytest.raises(NotImplementedError, match="to='invarying'"):
+        _named(lambda a: lax.all_gather(a, "i", axis_index_groups=[[0, 1], [2, 3]],
+                                        to="invarying"))(x)
+    # an inner (unnamed) vmap passes the groups on, except all_to_all (JAX refuses)
+    with pytest.raises(NotImplementedError, match=_REDUCTION):
+        _named(plugax.vmap(lambda a: lax.psum(a, "i", axis_index_groups=[[0, 1], [2, 3]])))(
+            x[:, :, None])
+    with pytest.raises(NotImplementedError, match=_A2A):
+        _named(plugax.vmap(lambda a: lax.all_to_all(a, "i", 0, 0, axis_index_groups=[
+            [0, 1], [2, 3]])))(np.ones((4, 3, 2), np.float32))
 
 
 def test_all_gather_to():

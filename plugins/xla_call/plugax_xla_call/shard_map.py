@@ -159,7 +159,20 @@ def _partial_eval(ctx, trace, *args, jaxpr, mesh, in_specs, out_specs):
     the linear half is staged as ordinary primitives, whose transposes exist, so
     `grad` of a shard_map is the gradient of the function it computes. (The staged
     backward pass is one global program; inside a sharded jit XLA partitions it.)"""
+    if _uses_groups(jaxpr):
+        raise NotImplementedError(
+            "grad of a shard_map whose body uses collectives with axis_index_groups is not "
+            "supported by plugax: its reverse mode runs the body as vmaps over the mesh "
+            "axes, and grouped collectives have no vmap rule (nor in JAX). Take the "
+            "gradient inside the body instead (their transposes are there)")
     return global_equivalent(list(args), jaxpr, mesh, in_specs, out_specs)
+
+
+def _uses_groups(jaxpr: Any) -> bool:
+    from .vma import _sub_jaxprs
+    jx = getattr(jaxpr, "jaxpr", jaxpr)
+    return any(eqn.params.get("axis_index_groups") is not None
+               or any(_uses_groups(j) for j in _sub_jaxprs(eqn.params)) for eqn in jx.eqns)
 
 
 def global_equivalent(args: list, jaxpr: Any, mesh: Mesh, in_specs: Sequence[PartitionSpec],
@@ -218,9 +231,11 @@ RULES = [RuleSet(shard_map_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp
 
 # --- the collectives, lowered over mesh axes ---------------------------------------
 
-def _groups(axes: Sequence[str]) -> np.ndarray:
+def _groups(axes: Sequence[str], axis_index_groups: Any = None) -> np.ndarray:
     """Device positions (partition ids) grouped by the named mesh axes: one row per
-    combination of the other axes' coordinates, members in the named axes' order."""
+    combination of the other axes' coordinates, members in the named axes' order;
+    with `axis_index_groups` (indices along the named axes), each row split into
+    those groups, as JAX's replica groups (uneven ones padded with -1)."""
     mesh = _MANUAL.get()
     names = list(mesh.axis_names)
     for a in axes:
@@ -231,13 +246,24 @@ def _groups(axes: Sequence[str]) -> np.ndarray:
     rest = [a for a in names if a not in axes]
     perm = [names.index(a) for a in rest] + [names.index(a) for a in axes]
     k = math.prod(mesh.shape[a] for a in axes)
-    return ids.transpose(perm).reshape(-1, k)
+    rows = ids.transpose(perm).reshape(-1, k)
+    if axis_index_groups is None:
+        return rows
+    width = max(map(len, axis_index_groups))
+    return np.array([[row[i] for i in g] + [-1] * (width - len(g))
+                     for row in rows for g in axis_index_groups], np.int64)
 
 
-def _common(ctx, axes) -> dict:
+def _group_size(axes: Sequence[str], axis_index_groups: Any) -> int:
+    if axis_index_groups is not None:
+        return len(axis_index_groups[0])
+    return math.prod(_MANUAL.get().shape[a] for a in axes)
+
+
+def _common(ctx, axes, axis_index_groups=None) -> dict:
     ir = ctx.ir
     return {"replica_groups": ir.DenseIntElementsAttr.get(
-        np.ascontiguousarray(_groups(axes), np.int64)),
+        np.ascontiguousarray(_groups(axes, axis_index_groups), np.int64)),
             "channel_handle": ir.Attribute.parse(
                 "#stablehlo.channel_handle<handle = 1, type = 1>")}
 
@@ -254,12 +280,13 @@ def _with_reducer(ctx, name, x, out_type, attrs, combine):
 
 
 def _reduce_rule(combine_name: str) -> Callable:
-    def rule(ctx, *xs, axes):
+    def rule(ctx, *xs, axes, axis_index_groups=None):
         ir = ctx.ir
         combine = getattr(ctx.hlo, combine_name)
         outs = []
         for x in xs:
-            attrs = dict(_common(ctx, axes), use_global_device_ids=ir.UnitAttr.get())
+            attrs = dict(_common(ctx, axes, axis_index_groups),
+                         use_global_device_ids=ir.UnitAttr.get())
             if ir.RankedTensorType(x.type).element_type == ir.IntegerType.get_signless(1) \
                     and combine_name == "AddOp":
                 combine = ctx.hlo.OrOp
@@ -275,30 +302,28 @@ def _reshape(ctx, x, shape):
     return ctx.hlo.ReshapeOp(t, x).result
 
 
-def _all_gather(ctx, x, *, axes, axis, tiled, to="varying"):
+def _all_gather(ctx, x, *, axes, axis, tiled, to="varying", axis_index_groups=None):
     ir = ctx.ir
     shape = list(ctx.avals_in[0].shape)
     if not tiled:
         shape.insert(axis, 1)
         x = _reshape(ctx, x, shape)
-    k = math.prod(_MANUAL.get().shape[a] for a in axes)
     gathered = list(shape)
-    gathered[axis] *= k
+    gathered[axis] *= _group_size(axes, axis_index_groups)
     t = ir.RankedTensorType.get(gathered, ir.RankedTensorType(x.type).element_type)
-    attrs = dict(_common(ctx, axes), all_gather_dim=ir.IntegerAttr.get(
+    attrs = dict(_common(ctx, axes, axis_index_groups), all_gather_dim=ir.IntegerAttr.get(
         ir.IntegerType.get_signless(64), axis), use_global_device_ids=ir.UnitAttr.get())
     return [ir.Operation.create("stablehlo.all_gather", results=[t], operands=[x],
                                 attributes=attrs).result]
 
 
-def _reduce_scatter(ctx, x, *, axes, scatter_dimension, tiled):
+def _reduce_scatter(ctx, x, *, axes, scatter_dimension, tiled, axis_index_groups=None):
     ir = ctx.ir
     shape = list(ctx.avals_in[0].shape)
-    k = math.prod(_MANUAL.get().shape[a] for a in axes)
     out = list(shape)
-    out[scatter_dimension] //= k
+    out[scatter_dimension] //= _group_size(axes, axis_index_groups)
     t = ir.RankedTensorType.get(out, ir.RankedTensorType(x.type).element_type)
-    attrs = dict(_common(ctx, axes), scatter_dimension=ir.IntegerAttr.get(
+    attrs = dict(_common(ctx, axes, axis_index_groups), scatter_dimension=ir.IntegerAttr.get(
         ir.IntegerType.get_signless(64), scatter_dimension),
         use_global_device_ids=ir.UnitAttr.get())
     r = _with_reducer(ctx, "stablehlo.reduce_scatter", x, t, attrs,
@@ -306,15 +331,15 @@ def _reduce_scatter(ctx, x, *, axes, scatter_dimension, tiled):
     return [r if tiled else _reshape(ctx, r, ctx.avals_out[0].shape)]
 
 
-def _all_to_all(ctx, x, *, axes, split_axis, concat_axis, tiled):
+def _all_to_all(ctx, x, *, axes, split_axis, concat_axis, tiled, axis_index_groups=None):
     """Tiled: StableHLO's all_to_all. Untiled (the split dimension has one entry per
     member, and the members' pieces form a new dimension at `concat_axis`): the tiled
     exchange along the split dimension itself, then that dimension moved there."""
     ir = ctx.ir
-    k = math.prod(_MANUAL.get().shape[a] for a in axes)
+    k = _group_size(axes, axis_index_groups)
     i64 = ir.IntegerType.get_signless(64)
     concat = concat_axis if tiled else split_axis
-    attrs = dict(_common(ctx, axes), split_dimension=ir.IntegerAttr.get(i64, split_axis),
+    attrs = dict(_common(ctx, axes, axis_index_groups), split_dimension=ir.IntegerAttr.get(i64, split_axis),
                  concat_dimension=ir.IntegerAttr.get(i64, concat),
                  split_count=ir.IntegerAttr.get(i64, k))
     t = ctx.module.ir_type(ctx.avals_out[0]) if tiled else x.type

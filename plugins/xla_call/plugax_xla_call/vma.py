@@ -124,8 +124,17 @@ def _default(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
 
 
 def _reduce(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
-    gone = _names(eqn)
-    return [m - gone for m in ins]
+    """A reduction over whole axes makes its result the same along them. Over
+    axis_index_groups it differs between groups, so the axes stay (JAX drops them
+    for pmax/pmin, accepting a P() that keeps one group's answer); and JAX has
+    no psum over groups with check_vma on at all."""
+    if eqn.params.get("axis_index_groups") is None:
+        return [m - _names(eqn) for m in ins]
+    if eqn.primitive.name == "psum":
+        raise NotImplementedError(
+            "psum (and pmean) with axis_index_groups inside shard_map needs "
+            "check_vma=False, as in JAX (whose psum raises NotImplementedError there)")
+    return list(ins)
 
 
 def _adds_axes(eqn: Any, ins: list, mesh_axes: frozenset) -> list:

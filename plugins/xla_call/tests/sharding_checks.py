@@ -506,6 +506,8 @@ def make_array_from_callback():
 
 import vma_checks                  # noqa: E402  (beside this script: the check_vma checks)
 vma_checks.run(check, mesh)
+import groups_checks               # noqa: E402  (the collectives with axis_index_groups)
+groups_checks.run(check, mesh)
 
 
 @check
