@@ -6,10 +6,8 @@ _SHARD_MAP = ("plugax's shard_map does not lower it yet; the collectives psum, p
               "in shard_map and over vmap axes")
 _ABSENT = {
     "psend": _SHARD_MAP, "precv": _SHARD_MAP, "ragged_all_to_all": _SHARD_MAP,
-    "pcast": "it changes the varying-ness type that JAX gives every value in a shard_map; "
-             "plugax's check_vma infers varying-ness from the traced body instead (loop "
-             "carries that become varying are widened without a cast; for an invariant "
-             "gather use all_gather(..., to='invarying'))",
+    "pvary": "JAX removed it in v0.10.0 (deprecated in v0.8.2); use "
+             "`plugax.lax.pcast(..., to='varying')`",
 }
 
 

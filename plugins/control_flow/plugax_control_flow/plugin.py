@@ -5,8 +5,8 @@ from typing import Callable
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import (collectives, cond, extras, folds, frontend, lowering, scan, scan_ad, solvers,
-               while_loop)
+from . import (collectives, cond, extras, folds, frontend, lowering, pcast, scan, scan_ad,
+               solvers, while_loop)
 
 
 @hookimpl
@@ -28,10 +28,10 @@ def plugax_primitive_rules() -> list:
     cond_rules = cond.RULES[0].replace(lowering={"default": lowering.lower_cond})
     while_rules = while_loop.RULES[0].replace(lowering={"default": lowering.lower_while})
     return [cond_rules, while_rules, scan_rules, *extras.RULES, *solvers.RULES,
-            *collectives.RULES]
+            *collectives.RULES, *pcast.RULES]
 
 
 @hookimpl
 def plugax_frontend() -> dict[str, dict[str, Callable]]:
     return {"lax": {**frontend.LAX, **extras.LAX, **solvers.LAX, **collectives.LAX,
-                    **folds.LAX}}
+                    **pcast.LAX, **folds.LAX}}

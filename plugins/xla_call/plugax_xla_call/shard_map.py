@@ -165,7 +165,25 @@ def _partial_eval(ctx, trace, *args, jaxpr, mesh, in_specs, out_specs):
             "supported by plugax: its reverse mode runs the body as vmaps over the mesh "
             "axes, and grouped collectives have no vmap rule (nor in JAX). Take the "
             "gradient inside the body instead (their transposes are there)")
-    return global_equivalent(list(args), jaxpr, mesh, in_specs, out_specs)
+    with override(*_pvary_rules(batching=lambda ctx, args, dims, *, axes: (
+            args[0] if ctx.axis_name in axes else _pvary().bind(args[0], axes=axes),
+            dims[0]))):
+        return global_equivalent(list(args), jaxpr, mesh, in_specs, out_specs)
+
+
+def _pvary() -> Any:
+    return get_primitive("pvary")
+
+
+def _pvary_rules(**rules: Any) -> list:
+    """Rules of lax.pcast's primitive for a scope: in the body run as vmaps over the
+    mesh axes (a vmap member is a device; the cast is the identity on it), and in a
+    body traced with check_vma=False (JAX's pcast is a no-op there, derivative
+    included). None where the control_flow family is not loaded."""
+    try:
+        return [RuleSet(_pvary(), **rules)]
+    except LookupError:
+        return []
 
 
 def _uses_groups(jaxpr: Any) -> bool:
@@ -466,7 +484,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         def body(*xs):
             return f(*xs)
         flat, out_tree = flatten_fun(lambda a, k: body(*a), tu.tree_structure((args, {})))
-        with named_axes(list(mesh.shape.items())):
+        unchecked = [] if check_vma else _pvary_rules(
+            jvp=lambda ctx, p, t, *, axes: (_pvary().bind(p[0], axes=axes), t[0]))
+        with named_axes(list(mesh.shape.items())), override(*unchecked):
             closed = trace_to_jaxpr(flat, local)
         tree = out_tree()
         outs_spec = _specs(out_specs, len(closed.out_avals), tree, "out_specs")

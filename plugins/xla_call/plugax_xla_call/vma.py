@@ -151,6 +151,29 @@ def _axis_index(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
     return [_names(eqn)]
 
 
+def _pvary(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
+    """lax.pcast(to='varying'): adds its axes, which the value must not vary over yet
+    (JAX's ValueErrors, raised here rather than where pcast was called)."""
+    axes = tuple(eqn.params["axes"])
+    (m,) = ins
+    state = {"varying" if a in m else "invarying" for a in axes}
+    if state == {"varying"}:
+        raise ValueError("Unsupported pcast from=varying, to='varying'")
+    if len(state) > 1:
+        raise ValueError(
+            f"jax.lax.pcast can only accept axis_name which corresponds to one of varying, "
+            f"unreduced, reduced or invarying state of the input. Got input type: "
+            f"{_jax_type(eqn.invars[0].aval, m)}, axes: {axes} "
+            f"and input state: {{'invarying', 'varying'}}")
+    return [m | frozenset(axes)]
+
+
+def _jax_type(aval: Any, vma: frozenset) -> str:
+    """How JAX prints a shard_map value's type: float32[2,4]{V:x}."""
+    return (f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+            f"{{V:{','.join(sorted(vma))}}}")
+
+
 def _keep(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
     return list(ins)
 
@@ -191,11 +214,11 @@ def _while(eqn: Any, ins: list, mesh_axes: frozenset) -> list:
 _RULES: dict[str, Callable] = {
     "psum": _reduce, "pmax": _reduce, "pmin": _reduce,
     "all_gather": _all_gather, "reduce_scatter": _adds_axes, "all_to_all": _adds_axes,
-    "ppermute": _adds_axes, "axis_index": _axis_index, "pbroadcast": _keep,
+    "ppermute": _adds_axes, "axis_index": _axis_index, "pbroadcast": _keep, "pvary": _pvary,
     "cond": _cond, "scan": _scan, "while": _while,
 }
 _COLLECTIVES = frozenset(["psum", "pmax", "pmin", "all_gather", "reduce_scatter",
-                          "all_to_all", "ppermute", "axis_index", "pbroadcast"])
+                          "all_to_all", "ppermute", "axis_index", "pbroadcast", "pvary"])
 
 
 # --- the check ---------------------------------------------------------------------------

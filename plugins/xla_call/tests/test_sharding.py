@@ -20,7 +20,7 @@ CHECKS = ["devices", "device_put_shards", "visualize", "elementwise",
           "errors", "committed_inputs_keep_their_sharding", "shard_map_collectives",
           "shard_map_matmul_in_jit", "shard_map_jvp_vmap_and_grad_inside", "shard_map_grad",
           "make_array_from_callback", "shard_map_check_vma_errors",
-          "shard_map_check_vma_valid", "shard_map_check_vma_false",
+          "shard_map_check_vma_valid", "shard_map_check_vma_false", "shard_map_pcast",
           "shard_map_axis_index_groups", "grad_of_the_shard_map_is_refused",
           "groups_must_cover_the_axis", "no_jax_import"]
 

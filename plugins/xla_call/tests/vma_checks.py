@@ -164,10 +164,70 @@ def shard_map_check_vma_false(mesh) -> str | None:
 
 def run(check, mesh) -> None:
     for fn in (shard_map_check_vma_errors, shard_map_check_vma_valid,
-               shard_map_check_vma_false):
+               shard_map_check_vma_false, shard_map_pcast):
         def bound(fn=fn):
             if fn is not shard_map_check_vma_false and not hasattr(plugax.lax, "psum"):
                 return "skipped: the control_flow family (the collectives) is not loaded"
             return fn(mesh)
         bound.__name__ = fn.__name__
         check(bound)
+
+
+def shard_map_pcast(mesh) -> None:
+    """lax.pcast(to='varying') against JAX 0.10.2 (values and errors recorded with it
+    on this mesh): the identity on values, varying for check_vma, and a psum in its
+    transpose (so a replicated parameter's gradient taken inside the body is summed
+    over the devices); a no-op with check_vma=False."""
+    from plugax import lax
+    x = np.arange(32, dtype=np.float32).reshape(8, 4)
+    w = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
+    sm = lambda f, i, o, cv=True: plugax.jit(plugax.shard_map(  # noqa: E731
+        f, mesh=mesh, in_specs=i, out_specs=o, check_vma=cv))
+    cast = lambda a: lax.pcast(a, "x", to="varying")  # noqa: E731
+    np.testing.assert_allclose(np.asarray(sm(cast, P(), P("x"))(x)), np.tile(x, (4, 1)))
+    both = sm(lambda a: lax.pcast(a, ("x", "y"), to="varying"), P(), P("x", "y"))(x)
+    np.testing.assert_allclose(np.asarray(both), np.tile(x, (4, 2)))
+
+    def inside(w, xb):
+        return plugax.grad(lambda w: (cast(w) * xb).sum())(w)
+    np.testing.assert_allclose(np.asarray(sm(inside, (P(), P("x")), P())(w, x)), x.sum(0))
+    np.testing.assert_allclose(np.asarray(sm(inside, (P(), P("x")), P("x"), cv=False)(w, x)),
+                               x.reshape(4, 2, 4).sum(1).ravel())     # JAX: no psum
+    g = plugax.grad(lambda w: sm(lambda w, xb: cast(w) * xb, (P(), P("x")), P("x"))(
+        w, x).sum())(w)
+    np.testing.assert_allclose(np.asarray(g), x.sum(0))
+    t = plugax.jvp(sm(lambda a: cast(a) * 2, P(), P("x")), (w,), (w,))[1]
+    np.testing.assert_allclose(np.asarray(t), np.tile(2 * w, 4))
+    _expect_error(cast, mesh, P(), P(), _jax("<lambda>", NOT_X.format(key="")), x)
+    errors = [
+        (lambda: sm(cast, P("x"), P("x"))(x), ValueError,
+         "Unsupported pcast from=varying, to='varying'"),
+        (lambda: sm(lambda a: lax.pcast(a, ("x", "y"), to="varying"), P("x"), P("x", "y"))(x),
+         ValueError, "jax.lax.pcast can only accept axis_name which corresponds to one of "
+         "varying, unreduced, reduced or invarying state of the input. Got input type: "
+         "float32[2,4]{V:x}, axes: ('x', 'y') and input state: {'invarying', 'varying'}"),
+        (lambda: cast(w), ValueError, "pvary should be called under jax.shard_map."),
+        (lambda: plugax.vmap(lambda a: lax.pcast(a, "i", to="varying"), axis_name="i")(x),
+         ValueError, "pvary should be called under jax.shard_map."),
+        (lambda: lax.pcast(w, {"x"}, to="varying"), TypeError,
+         "axis_name={'x'} must be a tuple or a str. Got {'x'}"),
+    ]
+    for thunk, kind, want in errors:
+        try:
+            thunk()
+        except kind as e:
+            got = str(e)
+            if "input state" in want:     # JAX prints a set: its order varies by run
+                got, want = got.split("input state")[0], want.split("input state")[0]
+            assert got == want or want in got, f"\n got: {got!r}\nwant: {want!r}"
+        else:
+            raise AssertionError(f"accepted: {want}")
+    assert lax.pcast(w, (), to="varying") is w
+    try:
+        lax.pcast(w, "x", to="sideways")
+    except ValueError as e:
+        assert str(e).startswith("Got unexpected `to` value. Allowed `to` values are: "), e
+    try:
+        lax.pvary   # noqa: B018
+    except AttributeError as e:
+        assert "pcast(..., to='varying')" in str(e), e
