@@ -17,6 +17,9 @@ check costs nothing outside shard_map and needs no change to other families):
 * the collectives have a rule each: psum/pmax/pmin remove their axes; all_gather,
   psum_scatter, all_to_all and ppermute add theirs (as JAX: their results differ
   per member); axis_index varies over its axis; pbroadcast keeps its operand's;
+  pcast(to='varying') adds its axes (JAX's error if the value varies already);
+  a pmax/pmin over axis_index_groups keeps its axes, and a psum over them is
+  refused (JAX has no such psum with check_vma);
 * control flow is followed into its bodies: cond's outputs also vary with its
   index; scan and while carries are iterated to a fixed point (a while whose
   predicate varies makes its carries vary with it); a call-like equation (pjit,
