@@ -64,7 +64,7 @@ def _gp(groups: tuple | None) -> dict:
     return {} if groups is None else {"axis_index_groups": groups}
 
 
-def group_size(axes: tuple, groups: tuple | None) -> int:
+def _group_size(axes: tuple, groups: tuple | None) -> int:
     """How many members do each collective: the axes' size, or one group's."""
     n = 1
     for name in axes:
@@ -139,7 +139,7 @@ def _reduce(name: str) -> Callable:
 
 def _same_avals(ctx, *avals, axes, axis_index_groups=None):
     _check_bound(axes)
-    group_size(axes, axis_index_groups)
+    _group_size(axes, axis_index_groups)
     return list(avals)
 
 
@@ -173,7 +173,7 @@ all_gather_p = Primitive("all_gather")
 def _all_gather_abstract_eval(ctx, aval, *, axes, axis, tiled, to="varying",
                               axis_index_groups=None):
     (name,) = axes
-    n = group_size(axes, axis_index_groups)
+    n = _group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     if tiled:
         shape[axis] *= n
@@ -226,7 +226,7 @@ reduce_scatter_p = Primitive("reduce_scatter")
 def _reduce_scatter_abstract_eval(ctx, aval, *, axes, scatter_dimension, tiled,
                                   axis_index_groups=None):
     (name,) = axes
-    n = group_size(axes, axis_index_groups)
+    n = _group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     size = shape[scatter_dimension]
     if tiled:
@@ -316,7 +316,7 @@ all_to_all_p = Primitive("all_to_all")
 def _all_to_all_abstract_eval(ctx, aval, *, axes, split_axis, concat_axis, tiled,
                               axis_index_groups=None):
     (name,) = axes
-    n = group_size(axes, axis_index_groups)
+    n = _group_size(axes, axis_index_groups)
     shape = list(aval.shape)
     if tiled:
         if shape[split_axis] % n:
