@@ -31,6 +31,7 @@ __all__ = ["lapack_target", "gpu_target", "cusolver_version", "custom_call", "ma
 _lock = threading.Lock()
 _registered = False
 _gpu_found: int | None = None   # GPU kernels registered, once known
+_hybrid_error: list = []        # why the hybrid (host LAPACK) kernels could not start
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
            np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
 
@@ -81,9 +82,10 @@ def _register_gpu() -> int:
                     xla_client.register_custom_call_target(name, capsule, platform=platform,
                                                            api_version=api_version)
                     found += 1
-        init = getattr(gpu_solver, "initialize_hybrid_kernels", None)  # jaxlib >= 0.5
-        if init is not None:
-            init()
+        try:   # jaxlib >= 0.5; the hybrid eig kernels take LAPACK from SciPy, as JAX's do
+            getattr(gpu_solver, "initialize_hybrid_kernels", lambda: None)()
+        except Exception as err:  # only the hybrid kernels are lost: gpu_target says so
+            _hybrid_error.append(err)
         _gpu_found = found
         return found
 
@@ -93,15 +95,21 @@ def gpu_target(name: str) -> str:
     once the GPU kernels are registered. Raises LoweringRuleError when this process
     runs on a GPU but jaxlib's kernel package is missing: XLA would otherwise fail at
     compile time with a bare "no registered implementation" for the custom call."""
-    if _register_gpu() == 0:
-        from ..runtime.client import backend, backend_started
-        if backend_started() and backend().platform in ("gpu", "cuda", "rocm"):
-            from .checks import LoweringRuleError
-            from jaxlib import version
-            raise LoweringRuleError(
-                f"custom call {name!r} needs jaxlib's GPU kernels, which are not installed: "
-                f"pip install jax-cuda13-plugin=={version.__version__} (or jax-cuda12-plugin)")
+    from .checks import LoweringRuleError
+    if _register_gpu() == 0 and _on_gpu():
+        from jaxlib import version
+        raise LoweringRuleError(
+            f"custom call {name!r} needs jaxlib's GPU kernels, which are not installed: "
+            f"pip install jax-cuda13-plugin=={version.__version__} (or jax-cuda12-plugin)")
+    if "hybrid" in name and _hybrid_error:
+        raise LoweringRuleError(f"custom call {name!r} runs LAPACK on the host, which jaxlib "
+                                f"takes from SciPy (pip install scipy): {_hybrid_error[0]}")
     return name
+
+
+def _on_gpu() -> bool:
+    from ..runtime.client import backend, backend_started
+    return backend_started() and backend().platform in ("gpu", "cuda", "rocm")
 
 
 def cusolver_version() -> int | None:
