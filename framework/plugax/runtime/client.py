@@ -88,10 +88,35 @@ def _make_plugin_client(platform: str) -> Any:
         libraries = glob.glob(os.path.join(spec.submodule_search_locations[0], "*.so"))
         if libraries:
             name = "cuda"
-            xc.load_pjrt_plugin_dynamically(name, libraries[0])
+            c_api = xc.load_pjrt_plugin_dynamically(name, libraries[0])
+            _accept_gpu_kernels(c_api)
             return xc.make_c_api_client(name, _gpu_options(), None)
     raise PlugaxError(f"PLUGAX_PLATFORM={platform} but no GPU PJRT plugin is installed "
                       f"(pip install jax-cuda12-pjrt); unset PLUGAX_PLATFORM to use the CPU")
+
+
+def _accept_gpu_kernels(c_api: Any) -> None:
+    """Route custom-call targets registered for "CUDA" (jaxlib's cuSOLVER kernels, see
+    lowering/custom_call.py) to the plugin just loaded, as JAX's CUDA plugin does: the
+    plugin is a separate library with its own XLA, reached only through its C API
+    extension, which jaxlib's CUDA kernel package provides. Without that package the
+    GPU runs everything but the custom calls (the linear-algebra factorisations)."""
+    import functools
+    import importlib
+    for package in ("jax_cuda13_plugin", "jax_cuda12_plugin"):
+        try:
+            ext = importlib.import_module(f"{package}.cuda_plugin_extension")
+        except ImportError:
+            continue
+        xc.register_custom_call_handler(
+            "CUDA", functools.partial(ext.register_custom_call_target, c_api))
+        if hasattr(ext, "register_custom_type") and hasattr(xc, "register_custom_type_handler"):
+            xc.register_custom_type_handler(
+                "CUDA", functools.partial(ext.register_custom_type, c_api))
+        # the extension's own handlers, e.g. xla_ffi_python_gpu_callback (host callbacks)
+        for name, handler in getattr(ext, "ffi_handlers", dict)().items():
+            xc.register_custom_call_target(name, handler, platform="CUDA", api_version=1)
+        return
 
 
 def _gpu_options() -> dict:

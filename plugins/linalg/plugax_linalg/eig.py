@@ -9,7 +9,10 @@ spectrum is complex in general, and under `jit` the dtype cannot depend on value
 Eager: `numpy.linalg.eig` (LAPACK geev too); the left eigenvectors are the columns
 of inv(VR)^H renormalised, which are geev's up to the normalisation geev fixes.
 Under jit on CPU: jaxlib's `lapack_?geev_ffi` kernel, as JAX emits it, with NaNs
-for the matrices LAPACK fails on. Derivatives follow JAX: eigenvalues always;
+for the matrices LAPACK fails on. On GPUs, JAX's choice: cuSOLVER's geev where
+cuSOLVER is 11.7.1 or newer and no left vectors are asked for (its real vectors come
+packed as LAPACK's and are unpacked), else jaxlib's hybrid kernel, which runs LAPACK
+(or MAGMA) on the host; `implementation` pins one. Derivatives follow JAX: eigenvalues always;
 eigenvectors only with `enable_eigvec_derivs=True` (they are defined only for
 distinct eigenvalues, which cannot be checked statically). The tangents use the
 left eigenvectors instead of a complex solve: V^-1 = diag(1 / (VL^H VR)_jj) VL^H,
@@ -22,9 +25,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from plugax.extend import (COMPLEX_OF_REAL, Primitive, ShapedArray, ShapeError, Zero,
-                           bdim_at_front, bind, get_aval)
+                           bdim_at_front, bind, custom_call, get_aval)
 
-from .lowering import _apply, _call, _cpu_only, _info, _nan_unless
+from .lowering import _apply, _call, _char, _info, _nan_unless, algorithm_name
 
 __all__ = ["eig_p", "eig", "eigvals", "roots", "RULES", "NUMPY", "NUMPY_LINALG", "LAX_LINALG"]
 
@@ -163,28 +166,109 @@ def _eig_jvp(ctx, primals, tangents, *, compute_left_eigenvectors: bool,
     return primal_out, tangent_out
 
 
-def _eig_lowering(ctx, x, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool,
-                  enable_eigvec_derivs: bool = False, implementation: Any = None):
-    _cpu_only(ctx, "eig")
+_IMPLEMENTATIONS = (None, "lapack", "cusolver", "magma")  # JAX's EigImplementation values
+
+
+def _implementation(implementation: Any, use_magma: Any = None) -> str | None:
+    """JAX's EigImplementation (or its value) as its name; `use_magma` is JAX's
+    deprecated spelling of MAGMA (True) or LAPACK (False)."""
+    if use_magma is not None:
+        return "magma" if use_magma else "lapack"
+    name = algorithm_name(implementation)
+    if name not in _IMPLEMENTATIONS:
+        raise ValueError(f"plugax.lax.linalg.eig: implementation={implementation!r}; expected "
+                         f"one of lapack, cusolver, magma (or None)")
+    return name
+
+
+def _use_cusolver(prefix: str, implementation: str | None, left: bool) -> bool:
+    """JAX's choice on GPUs: cuSOLVER's geev (cuSOLVER >= 11.7.1, right vectors only)
+    unless another implementation is asked for; else the hybrid kernel, which runs
+    LAPACK (or MAGMA) on the host."""
+    have = prefix == "cu" and (custom_call.cusolver_version() or 0) >= 11701
+    if implementation == "cusolver":
+        if not have:
+            raise RuntimeError("Nonsymmetric eigendecomposition requires cusolver 11.7.1 or "
+                               "newer")
+        if left:
+            raise NotImplementedError("Left eigenvectors are not supported by cusolver")
+        return True
+    return implementation is None and have and not left
+
+
+def _kernel_and_flags(prefix: str, dtype: Any, left: bool, right: bool,
+                      implementation: str | None) -> tuple[str, dict]:
+    """geev on CPU (LAPACK's job characters); on GPUs the hybrid kernel, whose `magma`
+    attribute is JAX's jax_use_magma setting ("auto": MAGMA for large matrices where
+    it is installed), or what `implementation` pins."""
+    if prefix == "cpu":
+        if implementation not in (None, "lapack"):
+            raise ValueError("Only the lapack implementation is supported on CPU.")
+        return (custom_call.lapack_target("geev_ffi", dtype),
+                dict(compute_left=_char("V" if left else "N"),
+                     compute_right=_char("V" if right else "N")))
+    kind = "real" if np.dtype(dtype).kind == "f" else "comp"
+    return (custom_call.gpu_target(f"{prefix}hybrid_eig_{kind}"),
+            dict(left=left, right=right,
+                 magma={"magma": "on", "lapack": "off"}.get(implementation, "auto")))
+
+
+def _unpack_pairs(w: Any, v: Any) -> Any:
+    """Complex eigenvectors from a real geev's packing (cuSOLVER's, like LAPACK's): for a
+    pair w_j, w_j+1 = conj(w_j), columns j and j+1 hold Re and Im of v_j, and v_j+1 is
+    conj(v_j). A pair starts where the count of complex eigenvalues so far is odd."""
+    jnp = _jnp()
+    from plugax.lax import complex as _cplx
+    zero = jnp.zeros_like(v[..., :1])
+    real = (jnp.imag(w) == 0)[..., None, :]
+    start = (jnp.cumsum((~(jnp.imag(w) == 0)).astype(np.int32), axis=-1) % 2 == 1)[..., None, :]
+    next_col = jnp.concatenate([v[..., 1:], zero], axis=-1)
+    prev_col = jnp.concatenate([zero, v[..., :-1]], axis=-1)
+    re = jnp.where(real | start, v, prev_col)
+    im = jnp.where(real, jnp.zeros_like(v), jnp.where(start, next_col, -v))
+    return _cplx(re, im)
+
+
+def _eig_cusolver(ctx, x, left: bool, right: bool, prefix: str) -> list:
+    """cuSOLVER's geev (JAX's layout of it: the overwritten input, complex eigenvalues,
+    vectors in the input's dtype, no aliasing), unpacked to complex vectors."""
     (aval,) = ctx.avals_in
-    batch = aval.shape[:-2]
+    c = _complex_dtype(aval.dtype)
+    info = _info(aval.shape[:-2])
+    w_aval = ShapedArray(aval.shape[:-1], c)
+    outs = [aval, w_aval, aval, aval, info]
+    _, w, _, vr, i = _call(ctx, custom_call.gpu_target(f"{prefix}solver_geev_ffi"), [x],
+                            [aval], outs, None, left=left, right=right)
+    real = np.dtype(aval.dtype).kind == "f"
+
+    def post(w, vr, i):
+        vr = _unpack_pairs(w, vr) if real else vr
+        w, vr = _nan_unless(i == 0, w, vr)
+        return [w] + ([vr] if right else [])
+    return _apply(ctx, post, [w, vr, i], [w_aval, aval, info])
+
+
+def eig_lowering(ctx, x, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool,
+                 enable_eigvec_derivs: bool = False, implementation: Any = None,
+                 prefix: str = "cpu"):
+    left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
+    if prefix != "cpu" and _use_cusolver(prefix, implementation, left):
+        return _eig_cusolver(ctx, x, left, right, prefix)
+    (aval,) = ctx.avals_in
     c = _complex_dtype(aval.dtype)
     real = np.dtype(aval.dtype).kind == "f"
     w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
     v_aval = ShapedArray(aval.shape, c)
-    outs = [w_aval] * (2 if real else 1) + [v_aval, v_aval, _info(batch)]
-    flags = dict(compute_left="V" if compute_left_eigenvectors else "N",
-                 compute_right="V" if compute_right_eigenvectors else "N")
-    res = _call(ctx, "geev_ffi", aval.dtype, [x], [aval], [True], outs,
-                [False] * (len(outs) - 3) + [True, True, False], {}, **flags)
+    outs = [w_aval] * (2 if real else 1) + [v_aval, v_aval, _info(aval.shape[:-2])]
+    target, flags = _kernel_and_flags(prefix, aval.dtype, left, right, implementation)
+    res = _call(ctx, target, [x], [aval], outs, None, **flags)
 
     def post(*vals):
         from plugax.lax import complex as _cplx
         *w, vl, vr, info = vals
         w = _cplx(w[0], w[1]) if real else w[0]
         w, vl, vr = _nan_unless(info == 0, w, vl, vr)
-        return [w] + ([vl] if compute_left_eigenvectors else []) \
-            + ([vr] if compute_right_eigenvectors else [])
+        return [w] + ([vl] if left else []) + ([vr] if right else [])
     return _apply(ctx, post, res, outs)
 
 
@@ -192,19 +276,18 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True,
         compute_right_eigenvectors: bool = True, enable_eigvec_derivs: bool = False,
         implementation: Any = None, use_magma: Any = None) -> list:
     """[w, vl?, vr?]: eigenvalues, left and right eigenvectors (columns) of general square
-    matrices, as jax.lax.linalg.eig (always complex; CPU only under jit)."""
+    matrices, as jax.lax.linalg.eig (always complex). `implementation` picks the GPU
+    kernel under jit ("lapack", "cusolver", "magma" or JAX's enum; CPU: lapack only);
+    the eager impl is NumPy's whatever it says."""
     from .lax_api import inexact
-    if implementation not in (None, "lapack") and getattr(implementation, "value",
-                                                          None) != "lapack":
-        raise ValueError("plugax.lax.linalg.eig: only the LAPACK implementation exists "
-                         f"(CPU), got implementation={implementation!r}")
     return bind(eig_p, inexact(x), compute_left_eigenvectors=bool(compute_left_eigenvectors),
                 compute_right_eigenvectors=bool(compute_right_eigenvectors),
-                enable_eigvec_derivs=bool(enable_eigvec_derivs), implementation=None)
+                enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                implementation=_implementation(implementation, use_magma))
 
 
 RULES = dict(impl=_eig_impl, abstract_eval=_eig_abstract_eval, jvp=_eig_jvp,
-             batching=_eig_batching, lowering=_eig_lowering)
+             batching=_eig_batching, lowering=eig_lowering)
 
 
 # --- NumPy front ends -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 
 from plugax.extend import Primitive, ShapedArray, ShapeError, bdim_at_front, bind, get_aval
 
-from .lowering import _apply, _cpu_only, _info, _nan_unless
+from .lowering import _apply, _call, _info, _kernel, _nan_unless
 
 __all__ = ["hessenberg_p", "RULES", "LAX_LINALG", "SCIPY_LINALG"]
 
@@ -74,22 +74,13 @@ def _batching(ctx, args, dims, **params):
     return out, [0, 0]
 
 
-def _lowering(ctx, a):
-    _cpu_only(ctx, "hessenberg")
+def _lowering(ctx, a, *, prefix: str = "cpu"):
     (aval,) = ctx.avals_in
     h_aval, t_aval = ctx.avals_out
     n = aval.shape[-1]
     info = _info(aval.shape[:-2])
-    i32 = ctx.ir.IntegerType.get_signless(32)
-    attrs = {"low": ctx.ir.IntegerAttr.get(i32, 1), "high": ctx.ir.IntegerAttr.get(i32, n)}
-    from plugax.extend import custom_call as cc
-    h, t, i = cc.custom_call(ctx, cc.lapack_target("gehrd_ffi", aval.dtype), [a],
-                             [h_aval, t_aval, info], attributes=attrs,
-                             operand_layouts=[cc.matrix_layout(aval.ndim)],
-                             result_layouts=[cc.matrix_layout(aval.ndim),
-                                             cc.vector_layout(t_aval.ndim),
-                                             cc.vector_layout(info.ndim)],
-                             operand_output_aliases={0: 0}, num_batch_dims=aval.ndim - 2)
+    h, t, i = _call(ctx, _kernel(prefix, "gehrd", aval.dtype), [a], [aval],
+                    [h_aval, t_aval, info], {0: 0}, low=np.int32(1), high=np.int32(n))
     return _apply(ctx, lambda h, t, i: _nan_unless(i == 0, h, t), [h, t, i],
                   [h_aval, t_aval, info])
 

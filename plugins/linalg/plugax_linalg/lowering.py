@@ -1,12 +1,16 @@
-"""CPU lowering of the factorisations to jaxlib's LAPACK kernels (the `lapack_*_ffi`
-custom calls JAX itself emits), through `plugax.extend.custom_call`.
+"""Lowering of the factorisations to jaxlib's kernels, the custom calls JAX itself emits:
+LAPACK (`lapack_*_ffi`) on CPU, cuSOLVER and jaxlib's CUDA kernels (`cusolver_*_ffi`,
+`cu_lu_pivots_to_permutation`) on NVIDIA GPUs, hipSOLVER (`hipsolver_*`) on AMD ones.
 
-Each rule emits one custom call in JAX's form (column-major layouts, the input
-aliased to the factor) and then the same post-processing JAX does, written with
-plugax's own primitives and lowered inline: NaNs where LAPACK reports a failure
-(`info`), the triangle a factor is defined on, 0-based pivots and the permutation
-they encode. So jit gives what the eager impl gives, to rounding, in the factors'
-defined entries. Other platforms: a LoweringRuleError naming the primitive.
+Each rule takes JAX's `prefix` for the platform ("cpu", "cu", "hip"; platforms.py
+binds it), emits the custom call in JAX's form (column-major layouts, the input
+aliased to the factor, the kernel's attributes) and then the same post-processing
+JAX does, written with plugax's own primitives and lowered inline: NaNs where the
+kernel reports a failure (`info`), the triangle a factor is defined on, 0-based
+pivots and the permutation they encode. So jit gives what the eager impl gives, to
+rounding, in the factors' defined entries. Where CPU and GPU share a rule only the
+kernel's name and attributes differ; what GPUs do otherwise (triangular solve, SVD)
+is in gpu.py.
 """
 from __future__ import annotations
 
@@ -14,11 +18,11 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from plugax.extend import LoweringRuleError, ShapedArray, custom_call, trace_to_jaxpr
+from plugax.extend import ShapedArray, custom_call, trace_to_jaxpr
 
 from .ad import tril, triu
 
-__all__ = ["LOWERING"]
+__all__ = ["permutation_from_pivots", "algorithm_name"]
 
 _cc = custom_call
 
@@ -27,12 +31,6 @@ def _apply(ctx, fn: Callable, values: Sequence[Any], avals: Sequence[ShapedArray
     """Lower `fn` (written with plugax primitives) applied to MLIR `values` of `avals`."""
     closed = trace_to_jaxpr(lambda *xs: list(fn(*xs)), list(avals))
     return ctx.lower_jaxpr(closed, *values)
-
-
-def _cpu_only(ctx, name: str) -> None:
-    if ctx.platform != "cpu":
-        raise LoweringRuleError(f"primitive '{name}' has a lowering for CPU (LAPACK) only; "
-                                f"platform {ctx.platform!r} has none in plugax yet")
 
 
 def _nan_unless(ok: Any, *xs: Any) -> list:
@@ -45,43 +43,70 @@ def _nan_unless(ok: Any, *xs: Any) -> list:
     return out
 
 
-def _layouts(avals: Sequence[ShapedArray], matrices: Sequence[bool]) -> list:
-    return [_cc.matrix_layout(a.ndim) if is_matrix else _cc.vector_layout(a.ndim)
-            for a, is_matrix in zip(avals, matrices)]
+def _char(c: str) -> np.uint8:
+    """A LAPACK character flag ('L', 'N', ...): the ui8 attribute jaxlib's handlers take."""
+    return np.uint8(ord(c))
 
 
-def _call(ctx, fn_base: str, dtype: Any, operands: list, in_avals: list, in_matrix: list,
-          out_avals: list, out_matrix: list, alias: dict, **flags: str) -> list:
-    attrs = {k: _cc.char_attr(ctx, v) for k, v in flags.items()}
-    return _cc.custom_call(ctx, _cc.lapack_target(fn_base, dtype), operands, out_avals,
-                           attributes=attrs, operand_layouts=_layouts(in_avals, in_matrix),
-                           result_layouts=_layouts(out_avals, out_matrix),
-                           operand_output_aliases=alias,
-                           num_batch_dims=in_avals[0].ndim - 2)
+def algorithm_name(algorithm: Any) -> str | None:
+    """An algorithm choice as a lower-case name: None, a string ("jacobi"), or one of
+    JAX's enums (SvdAlgorithm.JACOBI, whose value is "Jacobi"), which plugax accepts
+    without importing JAX."""
+    if algorithm is None:
+        return None
+    return str(getattr(algorithm, "value", algorithm)).lower()
+
+
+def _kernel(prefix: str, routine: str, dtype: Any) -> str:
+    """The custom-call target of LAPACK-named `routine` ("potrf"): jaxlib's LAPACK handler
+    for `dtype` on CPU ("lapack_spotrf_ffi"); on GPUs the solver's, one handler for every
+    dtype ("cusolver_potrf_ffi")."""
+    if prefix == "cpu":
+        return _cc.lapack_target(f"{routine}_ffi", dtype)
+    return _cc.gpu_target(f"{prefix}solver_{routine}_ffi")
+
+
+def _call(ctx, target: str, operands: list, in_avals: list, out_avals: list,
+          alias: dict | None = None, *, column_major: bool = True, non_batch_dims: int = 2,
+          **attrs: Any) -> list:
+    """Emit the custom call to `target` with JAX's layouts: column-major (as LAPACK and
+    cuSOLVER read matrices) for the arrays of the operands' full rank, row-major for the
+    rest (vectors, per-batch info). `attrs` are the kernel's, Python values typed as JAX
+    types them (`custom_call.attribute`: a bool, np.uint8(ord("L")), a str)."""
+    rank = max(a.ndim for a in in_avals)
+
+    def layout(a: ShapedArray) -> tuple:
+        return _cc.matrix_layout(a.ndim) if column_major and a.ndim == rank \
+            else _cc.vector_layout(a.ndim)
+    return _cc.custom_call(ctx, target, operands, out_avals,
+                           attributes={k: _cc.attribute(ctx, v) for k, v in attrs.items()},
+                           operand_layouts=[layout(a) for a in in_avals],
+                           result_layouts=[layout(a) for a in out_avals],
+                           operand_output_aliases=alias, num_batch_dims=rank - non_batch_dims)
 
 
 def _info(batch: tuple) -> ShapedArray:
     return ShapedArray(batch, np.int32)
 
 
-def _cholesky_lowering(ctx, x):
-    _cpu_only(ctx, "cholesky")
+def _cholesky_lowering(ctx, x, *, prefix: str):
     (aval,) = ctx.avals_in
-    factor, info = _call(ctx, "potrf_ffi", aval.dtype, [x], [aval], [True],
-                         [aval, _info(aval.shape[:-2])], [True, False], {0: 0}, uplo="L")
-    return _apply(ctx, lambda f, i: [tril(_nan_unless(i == 0, f)[0])], [factor, info],
-                  [aval, _info(aval.shape[:-2])])
+    info = _info(aval.shape[:-2])
+    flags = dict(uplo=_char("L")) if prefix == "cpu" else dict(lower=True)
+    factor, ok = _call(ctx, _kernel(prefix, "potrf", aval.dtype), [x], [aval], [aval, info],
+                       {0: 0}, **flags)
+    return _apply(ctx, lambda f, i: [tril(_nan_unless(i == 0, f)[0])], [factor, ok],
+                  [aval, info])
 
 
 def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
-                               unit_diagonal):
-    _cpu_only(ctx, "triangular_solve")
+                               unit_diagonal, prefix: str = "cpu"):
     a_aval, b_aval = ctx.avals_in
     trans = "C" if (transpose_a and conjugate_a) else "T" if transpose_a else "N"
-    (out,) = _call(ctx, "trsm_ffi", a_aval.dtype, [a, b], [a_aval, b_aval], [True, True],
-                   [b_aval], [True], {1: 0}, side="L" if left_side else "R",
-                   uplo="L" if lower else "U", trans_x=trans,
-                   diag="U" if unit_diagonal else "N")
+    (out,) = _call(ctx, _kernel(prefix, "trsm", a_aval.dtype), [a, b], [a_aval, b_aval],
+                   [b_aval], {1: 0}, side=_char("L" if left_side else "R"),
+                   uplo=_char("L" if lower else "U"), trans_x=_char(trans),
+                   diag=_char("U" if unit_diagonal else "N"))
     return [out]
 
 
@@ -145,27 +170,37 @@ def _permutation_loop(ctx, pivots: Any, piv_aval: ShapedArray, m: int) -> Any:
     return hlo.reshape(i32((*batch, m)), loop.results[2])
 
 
-def _lu_lowering(ctx, x):
-    _cpu_only(ctx, "lu")
+def _permutation_kernel(ctx, prefix: str, pivots: Any, piv_aval: ShapedArray, m: int) -> Any:
+    """The permutation from 0-based pivots on a GPU: jaxlib's kernel, as JAX calls it
+    (row-major, one row of pivots per batch element; the size comes from the result)."""
+    *batch, _ = piv_aval.shape
+    (perm,) = _call(ctx, _cc.gpu_target(f"{prefix}_lu_pivots_to_permutation"), [pivots],
+                    [piv_aval], [ShapedArray((*batch, m), np.int32)], column_major=False,
+                    non_batch_dims=1)
+    return perm
+
+
+def _lu_lowering(ctx, x, *, prefix: str):
     (aval,) = ctx.avals_in
     *batch, m, n = aval.shape
     piv_aval = ShapedArray((*batch, min(m, n)), np.int32)
-    lu, piv, info = _call(ctx, "getrf_ffi", aval.dtype, [x], [aval], [True],
-                          [aval, piv_aval, _info(tuple(batch))], [True, False, False], {0: 0})
+    info = _info(tuple(batch))
+    lu, piv, ok = _call(ctx, _kernel(prefix, "getrf", aval.dtype), [x], [aval],
+                        [aval, piv_aval, info], {0: 0})
+    lu, piv = _apply(ctx, lambda lu, piv, i: [_nan_unless(i >= 0, lu)[0], piv - 1],
+                     [lu, piv, ok], [aval, piv_aval, info])
+    if prefix == "cpu":
+        return [lu, piv, _permutation_loop(ctx, piv, piv_aval, m)]
+    return [lu, piv, _permutation_kernel(ctx, prefix, piv, piv_aval, m)]
 
-    lu, piv = _apply(ctx, lambda lu, piv, info: [_nan_unless(info >= 0, lu)[0], piv - 1],
-                     [lu, piv, info], [aval, piv_aval, _info(tuple(batch))])
-    return [lu, piv, _permutation_loop(ctx, piv, piv_aval, m)]
 
-
-def _qr_lowering(ctx, x, *, full_matrices, pivoting=False, use_magma=None):
-    _cpu_only(ctx, "qr")
+def _qr_lowering(ctx, x, *, full_matrices, pivoting=False, use_magma=None, prefix: str):
     (aval,) = ctx.avals_in
     *batch, m, n = aval.shape
     k = min(m, n)
     tau_aval = ShapedArray((*batch, k), aval.dtype)
-    a, tau = _call(ctx, "geqrf_ffi", aval.dtype, [x], [aval], [True], [aval, tau_aval],
-                   [True, False], {0: 0})
+    a, tau = _call(ctx, _kernel(prefix, "geqrf", aval.dtype), [x], [aval], [aval, tau_aval],
+                   {0: 0})
     cols = m if full_matrices else k
     q_in_aval = ShapedArray((*batch, m, cols), aval.dtype)
 
@@ -175,50 +210,60 @@ def _qr_lowering(ctx, x, *, full_matrices, pivoting=False, use_magma=None):
             return [jnp.concatenate([a, jnp.zeros((*batch, m, cols - n), a.dtype)], axis=-1)]
         return [a[..., :, :cols]]
     (q_in,) = _apply(ctx, q_input, [a], [aval])
-    (q,) = _call(ctx, "orgqr_ffi", aval.dtype, [q_in, tau], [q_in_aval, tau_aval],
-                 [True, False], [q_in_aval], [True], {0: 0})
+    (q,) = _call(ctx, _kernel(prefix, "orgqr", aval.dtype), [q_in, tau], [q_in_aval, tau_aval],
+                 [q_in_aval], {0: 0})
     (r,) = _apply(ctx, lambda a: [triu(a[..., :cols, :])], [a], [aval])
     return [q, r]
 
 
+def _eigh_flags(prefix: str, lower: bool, algorithm: Any) -> dict:
+    """syevd's attributes: LAPACK's job and triangle characters on CPU; on GPUs the
+    triangle and JAX's algorithm code (0: the kernel chooses, Jacobi for small
+    matrices; 1: QR; 2: Jacobi)."""
+    if prefix == "cpu":
+        return dict(mode=_char("V"), uplo=_char("L" if lower else "U"))
+    name = algorithm_name(algorithm)
+    if name == "qdwh":
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    codes = {None: 0, "qr": 1, "jacobi": 2}
+    if name not in codes:
+        raise NotImplementedError(f"eigh: unknown algorithm {algorithm!r} (qr, jacobi)")
+    return dict(lower=bool(lower), algorithm=np.uint8(codes[name]))
+
+
 def _eigh_lowering(ctx, x, *, lower=True, sort_eigenvalues=True, subset_by_index=None,
-                   algorithm=None):
-    _cpu_only(ctx, "eigh")
+                   algorithm=None, prefix: str):
     (aval,) = ctx.avals_in
     v_aval, w_aval = ctx.avals_out
     info = _info(aval.shape[:-2])
-    v, w, i = _call(ctx, "syevd_ffi", aval.dtype, [x], [aval], [True], [v_aval, w_aval, info],
-                    [True, False, False], {0: 0}, mode="V", uplo="L" if lower else "U")
+    v, w, i = _call(ctx, _kernel(prefix, "syevd", aval.dtype), [x], [aval],
+                    [v_aval, w_aval, info], {0: 0}, **_eigh_flags(prefix, lower, algorithm))
     return _apply(ctx, lambda v, w, i: _nan_unless(i == 0, v, w), [v, w, i],
                   [v_aval, w_aval, info])
 
 
-def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None):
-    _cpu_only(ctx, "svd")
+def svd_results(ctx, s: Any, u: Any, vt: Any, info: Any, info_aval: ShapedArray,
+                compute_uv: bool) -> list:
+    """[s] or [s, u, vt] with NaNs for the batch elements whose `info` is not 0 (CPU and
+    GPU share this end of the SVD)."""
+    s_aval = ctx.avals_out[0]
+    if not compute_uv:
+        return _apply(ctx, lambda s, i: _nan_unless(i == 0, s), [s, info], [s_aval, info_aval])
+    return _apply(ctx, lambda s, u, vt, i: _nan_unless(i == 0, s, u, vt), [s, u, vt, info],
+                  [*ctx.avals_out, info_aval])
+
+
+def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index=None, algorithm=None,
+                  prefix: str = "cpu"):
     (aval,) = ctx.avals_in
     *batch, m, n = aval.shape
     k = min(m, n)
-    mode = "A" if (full_matrices or not compute_uv) else "S"
+    mode = "N" if not compute_uv else "A" if full_matrices else "S"
     s_aval = ctx.avals_out[0]
-    u_aval = ShapedArray((*batch, m, m if mode == "A" else k), aval.dtype)
-    vt_aval = ShapedArray((*batch, n if mode == "A" else k, n), aval.dtype)
-    if not compute_uv:
-        mode = "N"
+    # U and V^H are declared even for "N" (gesdd leaves them alone), in JAX's shapes
+    u_aval = ShapedArray((*batch, m, m if full_matrices else k), aval.dtype)
+    vt_aval = ShapedArray((*batch, n if full_matrices else k, n), aval.dtype)
     info = _info(tuple(batch))
-    _, s, u, vt, i = _call(ctx, "gesdd_ffi", aval.dtype, [x], [aval], [True],
-                           [aval, s_aval, u_aval, vt_aval, info],
-                           [True, False, True, True, False], {0: 0}, mode=mode)
-    if not compute_uv:
-        return _apply(ctx, lambda s, i: _nan_unless(i == 0, s), [s, i], [s_aval, info])
-    return _apply(ctx, lambda s, u, vt, i: _nan_unless(i == 0, s, u, vt), [s, u, vt, i],
-                  [s_aval, u_aval, vt_aval, info])
-
-
-def _by_name():
-    from . import primitives as P
-    return {P.cholesky_p: _cholesky_lowering, P.triangular_solve_p: _triangular_solve_lowering,
-            P.lu_p: _lu_lowering, P.qr_p: _qr_lowering, P.eigh_p: _eigh_lowering,
-            P.svd_p: _svd_lowering}
-
-
-LOWERING = _by_name()
+    _, s, u, vt, i = _call(ctx, _kernel(prefix, "gesdd", aval.dtype), [x], [aval],
+                           [aval, s_aval, u_aval, vt_aval, info], {0: 0}, mode=_char(mode))
+    return svd_results(ctx, s, u, vt, i, info, compute_uv)

@@ -1,9 +1,10 @@
 """Hook implementations of the linear-algebra family (issue 15).
 
 Six primitives (`primitives`: cholesky, triangular_solve, lu, qr, eigh, svd) with
-their differentiation rules (`ad`) and LAPACK lowerings (`lowering`), and two with
-their rules in one module each (`eig`: the general eigensolver; `hessenberg`;
-`schur`); the front
+their differentiation rules (`ad`) and lowerings (`lowering`: LAPACK on CPU, cuSOLVER
+on GPUs, with `gpu` for what GPUs do otherwise), and three with their rules in one
+module each (`eig`: the general eigensolver; `hessenberg`; `schur`); `platforms`
+says which rule lowers each on which platform. The front
 ends `plugax.lax.linalg` (`lax_api`), `plugax.numpy.linalg` (`numpy_api`) and
 `plugax.scipy.linalg` (`scipy_api`) are built on them.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import (ad, eig as E, extra_api, hessenberg as H, lax_api, lowering, numpy_api,
-               numpy_poly, primitives as P, schur as S, schur_funcs, scipy_api, scipy_more)
+from . import (ad, eig as E, extra_api, hessenberg as H, lax_api, numpy_api, numpy_poly,
+               platforms, primitives as P, schur as S, schur_funcs, scipy_api, scipy_more)
 
 
 @hookimpl
@@ -26,15 +27,15 @@ def plugax_plugin_info() -> PluginInfo:
 def plugax_primitive_rules() -> list:
     return [RuleSet(p, impl=P.IMPL[p], abstract_eval=P.ABSTRACT_EVAL[p], jvp=ad.JVP[p],
                     batching=P.BATCHING[p], transpose=ad.TRANSPOSE.get(p),
-                    lowering={"default": lowering.LOWERING[p]})
+                    lowering=platforms.LOWERING[p])
             for p in P.IMPL] + [
         RuleSet(E.eig_p, impl=E.RULES["impl"], abstract_eval=E.RULES["abstract_eval"],
                 jvp=E.RULES["jvp"], batching=E.RULES["batching"],
-                lowering={"default": E.RULES["lowering"]}),
+                lowering=platforms.LOWERING[E.eig_p]),
         RuleSet(H.hessenberg_p, impl=H.RULES["impl"], abstract_eval=H.RULES["abstract_eval"],
-                batching=H.RULES["batching"], lowering={"default": H.RULES["lowering"]}),
+                batching=H.RULES["batching"], lowering=platforms.LOWERING[H.hessenberg_p]),
         RuleSet(S.schur_p, impl=S.RULES["impl"], abstract_eval=S.RULES["abstract_eval"],
-                batching=S.RULES["batching"], lowering={"default": S.RULES["lowering"]})]
+                batching=S.RULES["batching"], lowering=platforms.LOWERING[S.schur_p])]
 
 
 @hookimpl

@@ -20,7 +20,7 @@ import numpy as np
 
 from plugax.extend import Primitive, ShapedArray, ShapeError, bdim_at_front, bind
 
-from .lowering import _apply, _cpu_only, _info, _nan_unless
+from .lowering import _apply, _call, _char, _info, _kernel, _nan_unless
 
 __all__ = ["schur_p", "RULES", "LAX_LINALG", "SCIPY_LINALG", "schur_impl_one"]
 
@@ -133,27 +133,17 @@ def _batching(ctx, args, dims, **params):
 
 
 def _lowering(ctx, a, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
-              select_callable: Any = None):
-    from plugax.extend import custom_call as cc
-    _cpu_only(ctx, "schur")
+              select_callable: Any = None, prefix: str = "cpu"):
     if sort_eig_vals:
         raise NotImplementedError("The sort feature of LAPACK's gees routine is not "
                                   "implemented.")
     (aval,) = ctx.avals_in
-    batch = aval.shape[:-2]
     real = np.dtype(aval.dtype).kind == "f"
     w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
-    info = _info(batch)
+    info = _info(aval.shape[:-2])
     outs = [aval, aval] + [w_aval] * (2 if real else 1) + [info, info]
-    nd = aval.ndim
-    layouts = [cc.matrix_layout(nd)] * 2 + [cc.vector_layout(nd - 1)] * (2 if real else 1) \
-        + [cc.vector_layout(nd - 2)] * 2
-    res = cc.custom_call(ctx, cc.lapack_target("gees_ffi", aval.dtype), [a], outs,
-                         attributes={"mode": cc.char_attr(ctx, "V" if compute_schur_vectors
-                                                          else "N"),
-                                     "sort": cc.char_attr(ctx, "N")},
-                         operand_layouts=[cc.matrix_layout(nd)], result_layouts=layouts,
-                         operand_output_aliases={0: 0}, num_batch_dims=nd - 2)
+    res = _call(ctx, _kernel(prefix, "gees", aval.dtype), [a], [aval], outs, {0: 0},
+                mode=_char("V" if compute_schur_vectors else "N"), sort=_char("N"))
     t, z, ok = res[0], res[1], res[-1]
     fixed = _apply(ctx, lambda t, z, i: _nan_unless(i == 0, t, z), [t, z, ok],
                    [aval, aval, info])

@@ -171,3 +171,20 @@ def test_second_derivative_of_eigenvalues_matches_finite_differences():
         fd = np.stack([(np.asarray(grad(a + e)) - np.asarray(grad(a - e))).ravel() / 2e-6
                        for e in np.eye(9).reshape(9, 3, 3) * 1e-6], axis=1)
         np.testing.assert_allclose(hess, fd, atol=1e-5)
+
+
+def test_implementation_reaches_the_lowering():
+    """`implementation` (or JAX's `use_magma`) picks the GPU kernel under jit: it is a
+    param of the primitive; on CPU only "lapack" lowers, as in JAX, while the eager impl
+    (NumPy) takes any."""
+    a = REAL.astype(np.float32)
+    eqn = plugax.make_jaxpr(lambda a: L.eig(a, use_magma=True))(a).jaxpr.eqns[-1]
+    assert eqn.params["implementation"] == "magma"
+    assert plugax.make_jaxpr(L.eig)(a).jaxpr.eqns[-1].params["implementation"] is None
+    np.testing.assert_allclose(_sorted(plugax.jit(lambda a: L.eig(
+        a, implementation="lapack")[0])(a)), _sorted(np.linalg.eigvals(a)), rtol=1e-4)
+    assert np.asarray(L.eig(a, implementation="cusolver")[0]).shape == (5,)
+    with pytest.raises(ValueError, match="Only the lapack implementation is supported on CPU"):
+        plugax.jit(lambda a: L.eig(a, implementation="cusolver")[0])(a)
+    with pytest.raises(ValueError, match="implementation='qdwh'"):
+        L.eig(a, implementation="qdwh")

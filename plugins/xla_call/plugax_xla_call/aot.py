@@ -20,19 +20,25 @@ __all__ = ["Lowered", "Compiled", "deserialize_compiled"]
 class Lowered:
     """A traced and lowered function, not yet compiled."""
 
-    def __init__(self, entry: Any, in_avals: Sequence[ShapedArray], jitted: Any):
+    def __init__(self, entry: Any, in_avals: Sequence[ShapedArray], jitted: Any,
+                 lowering_platforms: Sequence[str] | None = None):
         self._entry = entry
         self.in_avals = list(in_avals)
         self.out_avals = list(entry.closed.out_avals)
         self._jitted = jitted
-        self._module = lower_jaxpr_to_module(entry.closed, entry.name,
-                                             runtime().backend().platform)
+        self.platform = _target_platform(lowering_platforms)
+        self._module = lower_jaxpr_to_module(entry.closed, entry.name, self.platform)
 
     def as_text(self) -> str:
         """The StableHLO module, as text."""
         return self._module.text
 
     def compile(self) -> "Compiled":
+        here = runtime().backend().platform
+        if _canonical(here) != _canonical(self.platform):
+            raise ValueError(f"this module was lowered for {self.platform!r} "
+                             f"(lowering_platforms=); this process compiles for {here!r}: "
+                             f"compile it where that platform's device is")
         exe = runtime().compile_module(self._module.text, self._module.in_avals,
                                        self._module.out_avals, self._module.host_callbacks)
         return Compiled(exe, self._entry.out_tree, self._jitted.static_argnums)
@@ -42,6 +48,27 @@ class Lowered:
 
     def __repr__(self) -> str:
         return f"Lowered({self._entry.name})"
+
+
+def _canonical(platform: str) -> str:
+    """plugax's GPU client reports "gpu" (jaxlib's name for a CUDA client) where JAX's
+    lowering names the platform "cuda"; both are one platform here."""
+    return "cuda" if platform == "gpu" else platform
+
+
+def _target_platform(lowering_platforms: Sequence[str] | None) -> str:
+    """The platform to lower for: this process's, or the one `lowering_platforms` names
+    (rules are looked up under that name; no device of it is needed). JAX lowers for
+    several at once, with a platform-index argument; plugax lowers for one."""
+    if lowering_platforms is None:
+        return runtime().backend().platform
+    if isinstance(lowering_platforms, str):
+        lowering_platforms = (lowering_platforms,)
+    platforms = tuple(lowering_platforms)
+    if len(platforms) != 1 or not isinstance(platforms[0], str):
+        raise NotImplementedError(f"lowering_platforms={lowering_platforms!r}: plugax lowers "
+                                  f"for one platform at a time, e.g. ('cuda',)")
+    return _canonical(platforms[0].lower())
 
 
 class Compiled:

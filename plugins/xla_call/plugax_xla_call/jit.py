@@ -285,10 +285,14 @@ class JitFunction:
         """The jaxpr this function stages for these arguments (what `make_jaxpr` shows)."""
         return self._entry(args, kwargs)[0].closed
 
-    def lower(self, *args: Any, **kwargs: Any) -> "Any":
+    def lower(self, *args: Any, lowering_platforms: Any = None, **kwargs: Any) -> "Any":
+        """The function lowered for these arguments (a `Lowered`). `lowering_platforms`
+        (JAX's `Traced.lower` keyword, so not passed to the function) lowers for
+        another platform than this process's, e.g. ("cuda",) on a CPU-only machine:
+        its module can be read (`as_text`), not compiled here."""
         from .aot import Lowered
         entry, leaves = self._entry(args, kwargs)
-        return Lowered(entry, [leaf_aval(x) for x in leaves], self)
+        return Lowered(entry, [leaf_aval(x) for x in leaves], self, lowering_platforms)
 
     @property
     def _cache(self) -> OrderedDict:

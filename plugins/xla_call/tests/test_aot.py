@@ -21,6 +21,28 @@ def test_lower_prints_stablehlo():
     assert "stablehlo.multiply" in text and "stablehlo.add" in text
 
 
+def test_lowering_for_another_platform_needs_no_device_of_it():
+    """lower(..., lowering_platforms=("cuda",)) on a CPU-only machine: the module of
+    the rules registered for "cuda" (a scoped one here, replacing the add), not
+    compiled here; the keyword is lower's own, the other keywords reach the function."""
+    from plugax.extend import RuleSet, override
+    add = next(e.primitive for e in px.jit(f).trace(3, 4).jaxpr.eqns if e.primitive.name == "add")
+
+    def sub_on_cuda(ctx, x, y):
+        return [ctx.hlo.subtract(x, y)]
+    with override(RuleSet(add, lowering={"cuda": sub_on_cuda})):
+        cuda = px.jit(f).lower(3, y=4, lowering_platforms=("cuda",))
+        here = px.jit(f).lower(3, y=4)
+        gpu = px.jit(f).lower(3, 4, lowering_platforms="gpu")
+    assert cuda.platform == gpu.platform == "cuda" and here.platform == "cpu"
+    assert "stablehlo.subtract" in cuda.as_text() and "stablehlo.add" not in cuda.as_text()
+    assert "stablehlo.add" in here.as_text() and int(here.compile()(3, 4)) == 10
+    with pytest.raises(ValueError, match="lowered for 'cuda'"):
+        cuda.compile()
+    with pytest.raises(NotImplementedError, match="one platform at a time"):
+        px.jit(f).lower(3, 4, lowering_platforms=("cpu", "cuda"))
+
+
 def test_compile_and_call():
     compiled = px.jit(f).lower(3, 4).compile()
     out = compiled(3, 4)
