@@ -102,7 +102,7 @@ def __getattr__(name: str):
     jaxlib's device type, imported only when asked for (jaxlib is lazy)."""
     if name in _LAZY:
         return _import_lazy(name)
-    if name.startswith("__"):
+    if name.startswith("__"):   # what tools probe a module for
         raise AttributeError(f"module 'plugax' has no attribute {name!r}")
     from importlib import import_module
     try:

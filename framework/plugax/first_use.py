@@ -69,8 +69,9 @@ def load() -> bool:
 
 def lookup_after_load(namespace: dict, name: str, missing: Any) -> Any:
     """For a namespace's `__getattr__`: `namespace[name]` once the plugins are loaded,
-    or `missing`. Dunder names (`__path__`, `__wrapped__`: what tools probe) load nothing."""
-    if name.startswith("__"):
+    or `missing`. A private name loads nothing: plugins give public names, and tools
+    probe modules for private ones (`__path__`, `__wrapped__`, `_repr_html_`)."""
+    if name[:1] == "_":
         return missing
     load()
     return namespace.get(name, missing)

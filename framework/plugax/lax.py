@@ -24,7 +24,7 @@ _ABSENT = {
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):   # what tools probe a module for: no first use
+    if name[:1] == "_":   # private: what tools probe a module for, not a first use
         raise AttributeError(f"module 'plugax.lax' has no attribute {name!r}")
     value = _first_use.lookup_after_load(globals(), name, _MISSING)
     if value is not _MISSING:

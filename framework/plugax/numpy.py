@@ -37,7 +37,7 @@ def _bind_kernel_names() -> None:
 
 
 def __getattr__(name: str):
-    if name.startswith("__"):   # what tools probe a module for: no first use
+    if name[:1] == "_":   # private: what tools probe a module for, not a first use
         raise AttributeError(f"module 'plugax.numpy' has no attribute {name!r}")
     value = _kernel_names().get(name, _MISSING)
     if value is _MISSING:

@@ -118,14 +118,17 @@ def test_first_use_loads_every_plugin(kind, tmp_path):
 
 def test_what_is_not_a_first_use(tmp_path):
     """Making an Array, printing it, handing it to NumPy, reading NumPy's dtypes or the
-    kernel's functions, probing modules the way tools do: nothing loads."""
+    kernel's functions, probing modules and Arrays for private names the way tools do:
+    nothing loads."""
     code = PRELUDE + """
 x = plugax.Array(np.arange(3, dtype=np.float32))
 assert repr(x).startswith("Array(") and np.asarray(x).tolist() == [0, 1, 2]
 assert np.sin(x).tolist() == np.sin(np.arange(3, dtype=np.float32)).tolist()
 assert plugax.numpy.float32 is np.float32 and plugax.numpy.ndarray is plugax.Array
 assert callable(plugax.grad) and callable(plugax.vmap) and plugax.jacobian is plugax.jacrev
-assert not hasattr(plugax.numpy, "__wrapped__") and not hasattr(plugax.lax, "__wrapped__")
+for module in (plugax, plugax.numpy, plugax.lax, plugax.errors):
+    assert not hasattr(module, "__wrapped__") and not hasattr(module, "_repr_html_")
+assert not hasattr(x, "__array_interface__") and not hasattr(x, "_repr_html_")
 assert plugax.first_use.pending()
 print("ok")
 """

@@ -126,7 +126,8 @@ def find_entry_points(group: str) -> list[LightEntryPoint] | None:
                     text = fh.read()
             except OSError:   # no entry points (or an egg-info file)
                 continue
-            found.extend(LightEntryPoint(n, v, group, info) for n, v in _entries(text, group))
+            if group in text:   # most distributions have no section of this group
+                found.extend(LightEntryPoint(n, v, group, info) for n, v in _entries(text, group))
     return found
 
 

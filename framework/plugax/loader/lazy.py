@@ -64,7 +64,8 @@ class NamespaceFinder:
 
     @classmethod
     def find_spec(cls, fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
-        if not fullname.startswith("plugax.") or not first_use.pending():
+        if not fullname.startswith("plugax.") or fullname.rpartition(".")[2][:1] == "_" \
+                or not first_use.pending():
             return None
         return ModuleSpec(fullname, _AfterLoad)
 
