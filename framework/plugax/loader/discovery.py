@@ -121,10 +121,13 @@ def find_entry_points(group: str) -> list[LightEntryPoint] | None:
                 continue
             seen.add(key)
             info = os.path.join(root, child)
+            path = os.path.join(info, "entry_points.txt")
+            if not os.path.isfile(path):   # most have none: a stat is cheaper than a
+                continue                   # failing open (and its exception)
             try:
-                with open(os.path.join(info, "entry_points.txt"), encoding="utf-8") as fh:
+                with open(path, encoding="utf-8") as fh:
                     text = fh.read()
-            except OSError:   # no entry points (or an egg-info file)
+            except OSError:
                 continue
             if group in text:   # most distributions have no section of this group
                 found.extend(LightEntryPoint(n, v, group, info) for n, v in _entries(text, group))
