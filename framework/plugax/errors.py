@@ -5,6 +5,8 @@ LookupError) so existing `except` clauses keep working.
 """
 from __future__ import annotations
 
+from . import first_use as _first_use
+
 __all__ = [
     "PlugaxError", "ConcretizationTypeError", "UnexpectedTracerError",
     "MissingRuleError", "PluginError", "PluginConflictError", "ShapeError",
@@ -61,3 +63,19 @@ class PluginAPIVersionError(PluginError, TypeError):
 
 class ResourceExhaustedError(PlugaxError, MemoryError):
     """An eager result could never fit in memory (XLA's RESOURCE_EXHAUSTED, eagerly)."""
+
+
+# Plugins add errors here (the shape family's NonConcreteBooleanIndexError, as in
+# jax.errors) when they load, on first use: a name not here yet loads them.
+_MISSING = object()
+
+
+def __getattr__(name: str):
+    value = _first_use.lookup_after_load(globals(), name, _MISSING)
+    if value is _MISSING:
+        raise AttributeError(f"module 'plugax.errors' has no attribute {name!r}")
+    return value
+
+
+def __dir__() -> list[str]:
+    return _first_use.names_after_load(globals())

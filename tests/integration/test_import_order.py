@@ -1,9 +1,9 @@
 """A plugin module imported before plugax (a fresh interpreter, `from plugax_shape.structural
 import ...` as the first line) must still leave every plugin loaded.
 
-Importing the submodule imports plugax, whose entry-point loading imports the plugin's
-modules; each family's package therefore imports plugax first, so that loading happens
-before, not in the middle of, the submodule's own import.
+Importing the submodule imports plugax, which only discovers the plugins; they load on
+the first use (here `pnp.ones`), after the submodule's import has finished, which then
+imports the rest of the plugin's modules around the one already imported.
 """
 import subprocess
 import sys

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, first_use
 from .avals import ShapedArray, register_aval_handler, signature_id
 
 __all__ = ["Array", "as_array", "typed_array", "host_array", "canonicalize_value", "signature_id",
@@ -255,3 +255,6 @@ _new_object = object.__new__
 array_value = operator.attrgetter("_value")
 signature_of = operator.attrgetter("_sig")
 register_aval_handler(Array, _array_aval)
+# Until the plugins load (on first use), Array's operators and plugin-given methods are
+# trampolines that load them (plugax/first_use.py); the loader removes what is left.
+first_use.install_trampolines(Array)

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .. import first_use
 from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversionError, \
     UnexpectedTracerError
 from .array import Array, canonicalize_value, typed_array
@@ -126,6 +127,8 @@ class new_trace_context:
         self.trace = trace
 
     def __enter__(self) -> Trace:
+        if first_use._loader is not None:   # a first use: tracing needs the plugins' rules
+            first_use.load()
         trace = self.trace
         self.prev = trace.parent = _state.trace
         _state.trace = trace
@@ -293,6 +296,8 @@ class EvalTrace(Trace):
             avals.append(aval)
         rule = impl_rules.get(primitive)
         if rule is None:
+            if first_use.load():   # a first use: the plugins (and this rule) load now
+                return self.process_primitive(primitive, args, params)
             raise missing_rule(primitive, "impl", "evaluation")
         out_aval = abstract_eval(primitive, avals, params, "evaluation")
         for aval in (out_aval if primitive.multiple_results else (out_aval,)):

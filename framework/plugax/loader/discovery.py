@@ -26,9 +26,11 @@ import re
 import sys
 from typing import Any
 
-__all__ = ["find_entry_points", "LightEntryPoint"]
+__all__ = ["find_entry_points", "LightEntryPoint", "Discovery", "discover", "env_list",
+           "dist_name_version"]
 
 _NORMALIZE = re.compile(r"[-_.]+")
+_METADATA_DIRS = re.compile(r"^.+\.(dist-info|egg-info|egg)$", re.IGNORECASE | re.MULTILINE)
 
 
 class LightEntryPoint:
@@ -105,14 +107,13 @@ def find_entry_points(group: str) -> list[LightEntryPoint] | None:
         except OSError:
             continue
         infos, eggs = [], []
-        for child in children:
-            low = child.lower()
-            if low.endswith(".dist-info"):
-                infos.append(child)
-            elif low.endswith(".egg-info"):
-                eggs.append(child)
-            elif low.endswith(".egg"):
+        # one regex pass over the listing: the stdlib's folder holds hundreds of names,
+        # and a Python-level test of each was most of the time discovery took
+        for match in _METADATA_DIRS.finditer("\n".join(children)):
+            kind = match.group(1).lower()
+            if kind == "egg":
                 return None
+            (infos if kind == "dist-info" else eggs).append(match.group(0))
         for child in infos + eggs:
             stem = child.rsplit(".", 1)[0]
             key = _NORMALIZE.sub("_", stem.split("-")[0]).lower()
@@ -120,10 +121,59 @@ def find_entry_points(group: str) -> list[LightEntryPoint] | None:
                 continue
             seen.add(key)
             info = os.path.join(root, child)
+            path = os.path.join(info, "entry_points.txt")
+            if not os.path.isfile(path):   # most have none: a stat is cheaper than a
+                continue                   # failing open (and its exception)
             try:
-                with open(os.path.join(info, "entry_points.txt"), encoding="utf-8") as fh:
+                with open(path, encoding="utf-8") as fh:
                     text = fh.read()
-            except OSError:   # no entry points (or an egg-info file)
+            except OSError:
                 continue
-            found.extend(LightEntryPoint(n, v, group, info) for n, v in _entries(text, group))
+            if group in text:   # most distributions have no section of this group
+                found.extend(LightEntryPoint(n, v, group, info) for n, v in _entries(text, group))
     return found
+
+
+def env_list(name: str) -> list[str] | None:
+    """A comma-separated PLUGAX_* list (PLUGAX_LOAD_PLUGINS); None when unset."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return None
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+class Discovery:
+    """What `import plugax` learns about the plugins without importing any: the entry
+    points of the group (None where a zip or egg on sys.path needs importlib.metadata,
+    which the registry then asks when it loads) and the allow and deny lists
+    (PLUGAX_LOAD_PLUGINS, PLUGAX_DISABLE_PLUGINS) as they were at import."""
+
+    __slots__ = ("group", "entry_points", "allow", "deny")
+
+    def __init__(self, group: str, entry_points: list | None, allow: list[str] | None,
+                 deny: set[str]):
+        self.group, self.entry_points, self.allow, self.deny = group, entry_points, allow, deny
+
+
+def discover(group: str) -> Discovery:
+    """The plugins of `group` and the environment's lists, read now."""
+    return Discovery(group, find_entry_points(group), env_list("PLUGAX_LOAD_PLUGINS"),
+                     set(env_list("PLUGAX_DISABLE_PLUGINS") or ()))
+
+
+def dist_name_version(dist: Any, seen: dict) -> tuple[str, str]:
+    """(name, version) of an entry point's distribution. Reading either parses the
+    distribution's METADATA file (about 0.35 ms); one distribution gives many entry
+    points (plugax gives fifteen), so each is parsed once per load."""
+    if dist is None:
+        return "<unknown>", "?"
+    if type(dist) is LightEntryPoint:   # this module's: its METADATA headers
+        key = dist._info
+        if key not in seen:
+            seen[key] = dist.dist_name_version()
+        return seen[key]
+    key = str(getattr(dist, "_path", id(dist)))
+    if key not in seen:
+        meta = dist.metadata
+        seen[key] = (meta["Name"], meta["Version"])
+    return seen[key]

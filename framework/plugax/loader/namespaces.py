@@ -10,10 +10,12 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from importlib.machinery import PathFinder
 from typing import Callable, Mapping
 
 from ..core.array import Array
 from ..core.trace import Tracer
+from ..first_use import is_trampoline
 
 __all__ = ["FrontendPlan", "apply_frontend", "namespace_module", "overrides_name"]
 
@@ -48,21 +50,27 @@ _original_methods: dict[tuple, object] = {}
 
 def namespace_module(name: str) -> types.ModuleType:
     """The module for namespace `name` ("numpy", "scipy.special"), created if needed;
-    "plugax" is the top-level package itself (where `jit` goes)."""
+    "plugax" is the top-level package itself (where `jit` goes).
+
+    A kernel module of that name (`plugax.numpy`) is imported; any other namespace is
+    made here without the import system: another thread may be importing it (`import
+    plugax.nn`, which waits for this load while holding the import system's lock on
+    the name), so importing it from the loading thread would wait for that thread."""
     if name == "plugax":
         return sys.modules["plugax"]
     full = f"plugax.{name}"
     module = sys.modules.get(full)
-    if module is None:
-        try:
-            module = importlib.import_module(full)
-        except ImportError:
-            module = types.ModuleType(full, f"Functions contributed by plugins to {full}.")
-            module.__getattr__ = _missing_name(module)
-            sys.modules[full] = module
-            parent_name, _, child = full.rpartition(".")
-            setattr(namespace_module(parent_name[len("plugax."):]) if "." in name
-                    else sys.modules["plugax"], child, module)
+    if module is not None:
+        return module
+    parent_name, _, child = name.rpartition(".")
+    parent = namespace_module(parent_name) if parent_name else sys.modules["plugax"]
+    search = getattr(parent, "__path__", None)
+    if search and PathFinder.find_spec(full, list(search)) is not None:
+        return importlib.import_module(full)
+    module = types.ModuleType(full, f"Functions contributed by plugins to {full}.")
+    module.__getattr__ = _missing_name(module)
+    sys.modules[full] = module
+    setattr(parent, child, module)
     return module
 
 
@@ -89,8 +97,15 @@ def _base_function(key: tuple[str, str]) -> object:
     return sys.modules[key[0]].__dict__.get(key[1], _MISSING)
 
 
+def _own(cls: type, name: str) -> object:
+    """What `cls` itself holds for `name`; a first-use trampoline counts as nothing
+    (plugax/first_use.py: it stands in for the plugins' method until they load)."""
+    value = cls.__dict__.get(name, _MISSING)
+    return _MISSING if is_trampoline(value) else value
+
+
 def _base_method(name: str) -> object:
-    return _original_methods.get((Array, name), Array.__dict__.get(name, _MISSING))
+    return _original_methods.get((Array, name), _own(Array, name))
 
 
 class FrontendPlan:
@@ -189,7 +204,7 @@ def apply_frontend(plan: FrontendPlan) -> None:
     for name, fn in plan.methods.items():
         for cls in _CLASSES:
             if name not in _installed_methods:
-                _original_methods.setdefault((cls, name), cls.__dict__.get(name, _MISSING))
+                _original_methods.setdefault((cls, name), _own(cls, name))
             if cls.__dict__.get(name, _MISSING) is not fn:
                 setattr(cls, name, fn)
     for name in [n for n in _installed_methods if n not in plan.methods]:

@@ -5,10 +5,16 @@ its own try/except (one broken plugin never hides the others), registers it
 with pluggy, and `rebuild()` turns the hooks' answers into the plain dict
 tables of core/rules.py plus the front-end namespaces and Array methods.
 Every rebuild bumps `version`, which caches (jit) key on.
+
+The global `registry` is lazy: `import plugax` only discovers its entry points
+(loader/lazy.py), and they are loaded on first use (plugax/first_use.py). Its
+queries (`records`, `primitives_by_name`, `transformations`, `loaded_names`,
+`lookup_primitive`) and changes (`register`, `unregister`, `rebuild`) are first
+uses: each loads the plugins before answering. A `Registry()` made by hand (tests)
+loads when told to, as before.
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 import warnings
@@ -18,12 +24,13 @@ from typing import Any, Iterator
 
 import pluggy
 
+from .. import first_use
 from ..core import rules as R
 from ..config import _env_flag
 from ..errors import PluginConflictError, PluginError
 from . import hookspec
 from .derive import derive_missing_rules
-from .discovery import LightEntryPoint, find_entry_points
+from .discovery import Discovery, LightEntryPoint, discover, dist_name_version
 from .signatures import signature_problems
 from .snapshot import Snapshot, publish
 from .ruleset import VERSION_1_NAMES, PluginInfo, RuleSet, Transformation
@@ -61,39 +68,14 @@ class PluginRecord:
         return f"plugin '{self.name}' (distribution {self.distribution} {self.version})"
 
 
-def _env_list(name: str) -> list[str] | None:
-    raw = os.environ.get(name)
-    if raw is None:
-        return None
-    return [part.strip() for part in raw.split(",") if part.strip()]
-
-
-# What a plugin may raise without stopping `import plugax`: every Exception, and
+# What a plugin may raise without stopping the load: every Exception, and
 # SystemExit (a plugin calling sys.exit() at import is a plugin bug, not the user's
 # wish to quit). KeyboardInterrupt and GeneratorExit still propagate: they are the
 # user (Ctrl-C) or the interpreter asking to stop, which no plugin failure may swallow.
 CONTAINED = (Exception, SystemExit)
 # An entry point whose import takes longer than this (seconds) is named in a
-# PluginWarning: `import plugax` imports every plugin, so one slow plugin slows all users.
+# PluginWarning: the first use imports every plugin, so one slow plugin slows all users.
 SLOW_IMPORT_SECONDS = 1.0
-
-
-def _dist_name_version(dist: Any, seen: dict) -> tuple[str, str]:
-    """(name, version) of an entry point's distribution. Reading either parses the
-    distribution's METADATA file (about 0.35 ms); one distribution gives many entry
-    points (plugax gives ten), so each is parsed once per `import plugax`."""
-    if dist is None:
-        return "<unknown>", "?"
-    if type(dist) is LightEntryPoint:   # discovery.py's: its METADATA headers
-        key = dist._info
-        if key not in seen:
-            seen[key] = dist.dist_name_version()
-        return seen[key]
-    key = str(getattr(dist, "_path", id(dist)))
-    if key not in seen:
-        meta = dist.metadata
-        seen[key] = (meta["Name"], meta["Version"])
-    return seen[key]
 
 
 def _hook_of(err: BaseException) -> str:
@@ -103,13 +85,14 @@ def _hook_of(err: BaseException) -> str:
 class Registry:
     """Holds the pluggy manager, the plugin records, and rebuilds the rule tables."""
 
-    def __init__(self) -> None:
+    def __init__(self, lazy: bool = False) -> None:
         self.pm = pluggy.PluginManager(hookspec.PROJECT)
         self.pm.add_hookspecs(hookspec)
-        self.records: dict[str, PluginRecord] = {}
+        self._records: dict[str, PluginRecord] = {}
         self.version = 0
-        self.transformations: dict[str, tuple] = {}
-        self.primitives_by_name: dict[str, Any] = {}
+        self._transformations: dict[str, tuple] = {}
+        self._primitives_by_name: dict[str, Any] = {}
+        self._lazy = lazy   # the global registry: plugins load on first use
         self._lookup_misses: list | None = None
         self._building: dict | None = None   # the snapshot's primitives, while it is built
         self._builder: int | None = None     # the thread building it
@@ -119,30 +102,78 @@ class Registry:
     def strict(self) -> bool:
         return _env_flag("PLUGAX_STRICT_PLUGINS")
 
+    # --- first use: the global registry loads its plugins before answering -----
+    def _ensure_loaded(self) -> bool:
+        """Load the discovered plugins if this is the lazy registry and they are not
+        loaded yet; True when that happened now (the tables were just built)."""
+        return self._lazy and first_use.load()
+
+    @property
+    def records(self) -> dict[str, PluginRecord]:
+        """Plugin name -> PluginRecord, every plugin discovered (loaded, failed, disabled)."""
+        self._ensure_loaded()
+        return self._records
+
+    @property
+    def primitives_by_name(self) -> dict[str, Any]:
+        self._ensure_loaded()
+        return self._primitives_by_name
+
+    @property
+    def transformations(self) -> dict[str, tuple]:
+        """Transformation name -> (Transformation, PluginRecord)."""
+        self._ensure_loaded()
+        return self._transformations
+
     # --- discovery -----------------------------------------------------------
     def load_entry_points(self, group: str = "plugax") -> None:
         """Import every entry point of `group`, honouring the allow and deny lists."""
-        allow = _env_list("PLUGAX_LOAD_PLUGINS")
-        deny = set(_env_list("PLUGAX_DISABLE_PLUGINS") or ())
-        found = find_entry_points(group)   # importlib.metadata costs ~10 ms to import
-        if found is None:   # a zip or egg on sys.path: importlib.metadata reads those
-            from importlib import metadata
-            found = metadata.entry_points(group=group)
-        entry_points = sorted(found, key=lambda e: e.name)
+        self.load_discovered(discover(group))
+
+    def load_discovered(self, found: Discovery, builtins: tuple = ()) -> None:
+        """Register `builtins` ((plugin, name) pairs: the kernel's own plugins), import
+        the discovered entry points, and build the tables. For the lazy registry this is
+        its first use (loader/lazy.py); if it raises (strict mode), the registry is left
+        as it was before, so the next use tries again."""
+        try:
+            for plugin, name in builtins:
+                self.add_builtin(plugin, name)
+            self._import_entry_points(found)
+            self.pm.check_pending()
+            self._rebuild()
+        except BaseException:
+            if self._lazy:
+                self._forget_plugins()
+            raise
+
+    def _forget_plugins(self) -> None:
+        """Unregister every plugin: a first use that failed leaves nothing half-loaded."""
+        for record in self._records.values():
+            if record.plugin is not None and self.pm.is_registered(record.plugin):
+                self.pm.unregister(record.plugin)
+        self._records.clear()
+
+    def _import_entry_points(self, found: Discovery) -> None:
+        allow, deny = found.allow, found.deny
+        entries = found.entry_points
+        if entries is None:   # a zip or egg on sys.path: importlib.metadata reads those
+            from importlib import metadata   # (~10 ms to import: only then)
+            entries = metadata.entry_points(group=found.group)
+        entry_points = sorted(entries, key=lambda e: e.name)
         self._warn_unknown_names(allow, deny, {ep.name for ep in entry_points})
         dists: dict = {}
         for ep in entry_points:
             dist = ep if type(ep) is LightEntryPoint else getattr(ep, "dist", None)
-            record = PluginRecord(ep.name, *_dist_name_version(dist, dists))
+            record = PluginRecord(ep.name, *dist_name_version(dist, dists))
             disabled = (allow is not None and ep.name not in allow) or ep.name in deny
-            if ep.name in self.records:
-                self._duplicate_entry_point(record, self.records[ep.name], disabled)
+            if ep.name in self._records:
+                self._duplicate_entry_point(record, self._records[ep.name], disabled)
                 continue
             if disabled:
                 why = "not in PLUGAX_LOAD_PLUGINS" if ep.name not in deny else \
                     "listed in PLUGAX_DISABLE_PLUGINS"
                 record.status, record.reason = "disabled", why
-                self.records[ep.name] = record
+                self._records[ep.name] = record
                 continue
             start = time.perf_counter()
             try:
@@ -154,19 +185,17 @@ class Registry:
             record.load_seconds = took = time.perf_counter() - start
             if took > SLOW_IMPORT_SECONDS:
                 warnings.warn(f"{record.owner()} took {took:.2f} s to import (more than "
-                              f"{SLOW_IMPORT_SECONDS:g} s); every `import plugax` pays this. "
-                              f"PLUGAX_DISABLE_PLUGINS={record.name} skips it",
-                              PluginWarning, stacklevel=2)
+                              f"{SLOW_IMPORT_SECONDS:g} s); every program using plugax pays "
+                              f"this. PLUGAX_DISABLE_PLUGINS={record.name} skips it",
+                              PluginWarning, stacklevel=4)
             self._register(plugin, record)
-        self.pm.check_pending()
-        self.rebuild()
 
     def _warn_unknown_names(self, allow: list[str] | None, deny: set[str],
                             found: set[str]) -> None:
         """A name in PLUGAX_LOAD_PLUGINS/PLUGAX_DISABLE_PLUGINS that matches no plugin
         is most likely a typo, which would otherwise silently load (or skip) the wrong
         set of plugins; warn, listing the names that do exist."""
-        known = found | set(self.records)
+        known = found | set(self._records)
         for var, names in (("PLUGAX_LOAD_PLUGINS", allow or ()),
                            ("PLUGAX_DISABLE_PLUGINS", sorted(deny))):
             for name in names:
@@ -174,7 +203,7 @@ class Registry:
                     warnings.warn(f"{var} names '{name}', which matches no installed plugin "
                                   f"(entry-point group plugax); installed: "
                                   f"{', '.join(sorted(known)) or 'none'}",
-                                  PluginConfigWarning, stacklevel=3)
+                                  PluginConfigWarning, stacklevel=5)
 
     def _duplicate_entry_point(self, record: PluginRecord, first: PluginRecord,
                                disabled: bool) -> None:
@@ -196,10 +225,10 @@ class Registry:
         key = f"{record.name} ({record.distribution})"
         if disabled:   # neither loads: nothing is ambiguous, but the record says why
             record.status, record.reason = "disabled", f"duplicate name: {reason}"
-            self.records[key] = record
+            self._records[key] = record
             return
         record.status, record.reason = "failed", reason
-        self.records[key] = record
+        self._records[key] = record
         message = f"{record.owner()} was not loaded: {reason}"
         if self.strict:
             raise PluginError(message)
@@ -208,11 +237,12 @@ class Registry:
     def register(self, plugin: Any, name: str, distribution: str = "<in-process>",
                  version: str = "0") -> PluginRecord:
         """Register a plugin object directly (tests, notebooks) and rebuild."""
+        self._ensure_loaded()
         with self._lock:
             record = PluginRecord(name, distribution, version)
             self._register(plugin, record)
             self.pm.check_pending()
-            self.rebuild()
+            self._rebuild()
             return record
 
     def add_builtin(self, plugin: Any, name: str) -> None:
@@ -220,12 +250,13 @@ class Registry:
         self._register(plugin, PluginRecord(name, "plugax", "builtin"))
 
     def unregister(self, name: str) -> None:
+        self._ensure_loaded()
         with self._lock:
-            record = self.records.pop(name, None)
+            record = self._records.pop(name, None)
             if record is not None and record.plugin is not None and \
                     self.pm.is_registered(record.plugin):
                 self.pm.unregister(record.plugin)
-            self.rebuild()
+            self._rebuild()
 
     @contextmanager
     def scoped(self, plugin: Any, name: str = "scoped", **kw: str) -> Iterator[PluginRecord]:
@@ -237,7 +268,7 @@ class Registry:
             self.unregister(name)
 
     def _register(self, plugin: Any, record: PluginRecord) -> None:
-        if record.name in self.records and self.records[record.name].status == "loaded":
+        if record.name in self._records and self._records[record.name].status == "loaded":
             self._fail(record, f"a plugin named '{record.name}' is already registered")
             return
         try:
@@ -246,11 +277,11 @@ class Registry:
             self._fail(record, f"pluggy rejected it: {err}")
             return
         record.plugin = plugin
-        self.records[record.name] = record
+        self._records[record.name] = record
 
     def _fail(self, record: PluginRecord, reason: str) -> None:
         record.status, record.reason = "failed", reason
-        self.records[record.name] = record
+        self._records[record.name] = record
         if record.plugin is not None and self.pm.is_registered(record.plugin):
             self.pm.unregister(record.plugin)
         message = f"{record.owner()} was not loaded: {reason}"
@@ -273,20 +304,24 @@ class Registry:
         publish it (loader/snapshot.py says why: threads reading the tables meanwhile
         see old rules or new ones, never a half-built registry). Callers keep their
         references to the live tables: publishing changes their contents."""
+        if not self._ensure_loaded():   # (a first load has just built them)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         with self._lock:
             try:
                 snapshot = self._build()
             finally:
                 self._building = self._builder = None
             publish(snapshot)
-            self.primitives_by_name = snapshot.primitives_by_name
-            self.transformations = snapshot.transformations
+            self._primitives_by_name = snapshot.primitives_by_name
+            self._transformations = snapshot.transformations
             self.version += 1
             self._announce_published()
 
     def _announce_published(self) -> None:
         """Run every loaded plugin's plugax_rules_published hook (see hookspec.py)."""
-        for record in [r for r in self.records.values() if r.status == "loaded"]:
+        for record in [r for r in self._records.values() if r.status == "loaded"]:
             try:
                 self._answers("plugax_rules_published", record)
             except CONTAINED as err:
@@ -301,7 +336,7 @@ class Registry:
         # primitives defined so far, for lookup_primitive in this thread
         self._building = snapshot.primitives_by_name
         self._builder = threading.get_ident()
-        loaded = [r for r in self.records.values() if r.status == "loaded"]
+        loaded = [r for r in self._records.values() if r.status == "loaded"]
         accepted = [r for r in loaded if self._accept(r)]
         transformations = snapshot.transformations = self._collect_transformations(accepted)
         accepted = [r for r in accepted if r.status == "loaded"]
@@ -451,7 +486,9 @@ class Registry:
         """The primitive named `name` (None if no plugin defines it); while the tables
         are rebuilt, a miss is remembered so the asking plugin is asked again."""
         building = self._builder is not None and self._builder == threading.get_ident()
-        prim = (self._building if building else self.primitives_by_name).get(name)
+        if not building:
+            self._ensure_loaded()
+        prim = (self._building if building else self._primitives_by_name).get(name)
         if prim is None and building and self._lookup_misses is not None:
             self._lookup_misses.append(name)
         return prim
@@ -513,7 +550,7 @@ class Registry:
 
     def _check_requires(self, record: PluginRecord) -> None:
         missing = [name for name in record.info.requires
-                   if self.records.get(name) is None or self.records[name].status != "loaded"]
+                   if self._records.get(name) is None or self._records[name].status != "loaded"]
         if missing:
             message = (f"{record.owner()} requires plugin(s) {', '.join(missing)}, which are "
                        f"not loaded; its operations that use them will fail")
@@ -525,7 +562,7 @@ class Registry:
         return [r.name for r in self.records.values() if r.status == "loaded"]
 
 
-registry = Registry()
+registry = Registry(lazy=True)
 
 
 def _stage(rs: RuleSet) -> str:

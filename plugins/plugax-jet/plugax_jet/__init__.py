@@ -6,8 +6,8 @@ from decompositions and a conformance check (derive.py), all contributed
 through hooks (plugin.py); the user-facing function is
 `plugax.experimental.jet.jet` (frontend.py).
 """
-__version__ = "0.1.0"   # before plugax: loading this plugin (below) reads it
+__version__ = "0.1.0"   # the plugin's PluginInfo reads it
 
-# plugax first: importing it loads every plugin, this one included, so that a first
-# `import plugax_jet.<module>` does not re-enter itself half-imported
+# plugax first (cheap: importing it discovers the plugins and loads none; they load,
+# this one included, on plugax's first use)
 import plugax  # noqa: F401,E402

@@ -1,7 +1,7 @@
 """The special_functions family of plugax: erf, lgamma, digamma, igamma, betainc, zeta, Bessel functions and scipy.special."""
 
-# plugax first: importing it loads every plugin, this one included, so that a first
-# `import <this package>.<module>` does not re-enter itself half-imported
+# plugax first (cheap: importing it discovers the plugins and loads none; they load,
+# this one included, on plugax's first use), so the check below can see what it found
 import plugax  # noqa: F401,E402
 
 if not hasattr(plugax, "registry"):  # a folder or file named plugax shadows the package
