@@ -65,6 +65,7 @@ JAX_OTHER = {
     "io_callback": "jax._src.callback.io_callback_p",
     "reduce_scatter": "jax._src.lax.parallel.reduce_scatter_p",   # lax.psum_scatter
     "pbroadcast": "jax._src.lax.parallel.pbroadcast_p",
+    "pvary": "jax._src.core.pvary_p",   # lax.pcast(to='varying')
 }
 JAX_NAMES = JAX_LAX_NAMES | set(JAX_LAX_RENAMED.values()) | set(JAX_OTHER)
 
