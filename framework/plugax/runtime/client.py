@@ -66,7 +66,7 @@ def _make_client(platform: str) -> Any:
     if platform == "cpu":
         n = dtypes.config.num_cpu_devices
         if _distributed:     # one process of several (plugax.distributed.initialize)
-            return xc.make_cpu_client(num_devices=n or None, **_distributed)
+            return xc.make_cpu_client(num_devices=n or None, **_cpu_distributed_options())
         return xc.make_cpu_client(num_devices=n) if n else xc.make_cpu_client()
     if platform in ("cuda", "gpu", "rocm"):
         return _make_plugin_client(platform)
@@ -90,7 +90,8 @@ def _make_plugin_client(platform: str) -> Any:
             name = "cuda"
             c_api = xc.load_pjrt_plugin_dynamically(name, libraries[0])
             _accept_gpu_kernels(c_api)
-            return xc.make_c_api_client(name, _gpu_options(), None)
+            options, distributed_client = _gpu_client_options()
+            return xc.make_c_api_client(name, options, distributed_client)
     raise PlugaxError(f"PLUGAX_PLATFORM={platform} but no GPU PJRT plugin is installed "
                       f"(pip install jax-cuda12-pjrt); unset PLUGAX_PLATFORM to use the CPU")
 
@@ -126,15 +127,38 @@ def _gpu_options() -> dict:
     return dict(generate()) if generate is not None else {}
 
 
+def _cpu_distributed_options() -> dict:
+    """make_cpu_client's keywords for one process of a run: the CPU client reaches the
+    others through the gloo TCP collectives made by `plugax.distributed.initialize`."""
+    keys = ("distributed_client", "node_id", "num_nodes", "collectives")
+    return {k: _distributed[k] for k in keys if k in _distributed}
+
+
+def _gpu_client_options() -> tuple[dict, Any]:
+    """The GPU plugin client's options and distributed client. In a run of several
+    processes the plugin gets `node_id`/`num_nodes` and the distributed client, as JAX
+    passes them: the plugin then exchanges its topology through the coordination
+    service and its collectives are NCCL's (the gloo ones are for the CPU client).
+    `local_device_ids` become the plugin's `visible_devices`."""
+    options = _gpu_options()
+    if not _distributed:
+        return options, None
+    options.update(node_id=_distributed["node_id"], num_nodes=_distributed["num_nodes"])
+    if _distributed.get("local_device_ids") is not None:
+        options["visible_devices"] = [int(i) for i in _distributed["local_device_ids"]]
+    return options, _distributed["distributed_client"]
+
+
 _backend: Backend | None = None
 _lock = threading.Lock()
 _distributed: dict = {}   # make_cpu_client's keywords for a process of a distributed run
 
 
 def set_distributed(options: dict | None) -> None:
-    """Make the (not yet created) client part of a multi-process run: `options` are
-    make_cpu_client's `distributed_client`, `node_id`, `num_nodes`, `collectives`;
-    None forgets them and the client, so that the next use makes a fresh one."""
+    """Make the (not yet created) client part of a multi-process run: `options` hold
+    `distributed_client`, `node_id`, `num_nodes`, `collectives` (the CPU client's) and
+    `local_device_ids` (the GPU client's visible devices, or None for all); None forgets
+    them and the client, so that the next use makes a fresh one."""
     global _backend
     with _lock:
         if options is not None and _backend is not None:

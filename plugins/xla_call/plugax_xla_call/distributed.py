@@ -67,8 +67,10 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
         distributed_client=client,
         hostname="127.0.0.1" if host in ("127.0.0.1", "localhost") else None)
     _state.update(client=client, process_id=process_id, num_processes=num_processes)
-    runtime().client.set_distributed(dict(distributed_client=client, node_id=process_id,
-                                          num_nodes=num_processes, collectives=collectives))
+    runtime().client.set_distributed(dict(
+        distributed_client=client, node_id=process_id, num_nodes=num_processes,
+        collectives=collectives,
+        local_device_ids=None if local_device_ids is None else list(local_device_ids)))
 
 
 def _peer_failed(status: Any) -> None:
