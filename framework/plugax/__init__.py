@@ -21,6 +21,17 @@ from . import first_use as _first_use
 
 __version__ = "0.1.0"
 
+# JAX's top-level switches and helpers, defined in toplevel.py
+_TOPLEVEL = (
+    "enable_x64", "default_prng_impl", "threefry_partitionable", "clear_caches",
+    "closure_convert", "custom_gradient", "fwd_and_bwd", "ensure_compile_time_eval",
+    "host_count", "host_id", "host_ids", "process_indices", "print_environment_info",
+    "copy_to_host_async", "numpy_rank_promotion", "numpy_dtype_promotion",
+    "default_matmul_precision", "legacy_prng_key", "enable_custom_prng",
+    "debug_key_reuse", "check_tracer_leaks", "enable_checks", "transfer_guard",
+    "transfer_guard_host_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_device_to_device")
+
 __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeError",
            "UnexpectedTracerError", "MissingRuleError", "PluginError", "PluginConflictError",
            "ShapeError", "PlugaxError", "TracerArrayConversionError", "ResourceExhaustedError", "ClosedJaxpr", "Jaxpr", "typecheck_jaxpr", "eval_jaxpr",
@@ -30,14 +41,7 @@ __all__ = ["config", "Array", "ShapedArray", "Primitive", "ConcretizationTypeErr
            "tree_util", "tree", "numpy", "lax", "dtypes", "test_util", "jacobian",
            "ShapeDtypeStruct", "eval_shape", "typeof", "checkpoint", "remat",
            "checkpoint_policies", "disable_jit", "named_call", "named_scope", "float0",
-           "enable_x64", "default_prng_impl", "threefry_partitionable", "clear_caches",
-           "closure_convert", "custom_gradient", "fwd_and_bwd", "ensure_compile_time_eval",
-           "host_count", "host_id", "host_ids", "process_indices", "print_environment_info",
-           "copy_to_host_async", "numpy_rank_promotion", "numpy_dtype_promotion",
-           "default_matmul_precision", "legacy_prng_key", "enable_custom_prng",
-           "debug_key_reuse", "check_tracer_leaks", "enable_checks", "transfer_guard",
-           "transfer_guard_host_to_device", "transfer_guard_device_to_host",
-           "transfer_guard_device_to_device"]
+           *_TOPLEVEL]
 
 # name -> (module, attribute): the kernel's public names, imported on first access
 _LAZY: dict[str, tuple[str, str | None]] = {
@@ -62,15 +66,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "structural_plugin": (".structural", "structural_plugin"),
     **{n: (".loader.registry", n) for n in ("registry", "plugin_api_version")},
     **{n: (f".{n}", None) for n in ("tree_util", "tree", "numpy", "lax", "dtypes", "test_util")},
-    **{n: (".toplevel", n) for n in (
-        "enable_x64", "default_prng_impl", "threefry_partitionable", "clear_caches",
-        "closure_convert", "custom_gradient", "fwd_and_bwd", "ensure_compile_time_eval",
-        "host_count", "host_id", "host_ids", "process_indices", "print_environment_info",
-        "copy_to_host_async", "numpy_rank_promotion", "numpy_dtype_promotion",
-        "default_matmul_precision", "legacy_prng_key", "enable_custom_prng",
-        "debug_key_reuse", "check_tracer_leaks", "enable_checks", "transfer_guard",
-        "transfer_guard_host_to_device", "transfer_guard_device_to_host",
-        "transfer_guard_device_to_device")},
+    **{n: (".toplevel", n) for n in _TOPLEVEL},
 }
 _MISSING = object()
 
