@@ -35,7 +35,7 @@ class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
 
 
 _MISSING = object()
-_CLASSES = (Array, Tracer)
+_CLASSES = [Array, Tracer]
 
 # What is installed now, as the last applied FrontendPlan left it:
 # (module name, attribute) -> value, and Array/Tracer method name -> value
@@ -183,6 +183,25 @@ class FrontendPlan:
         return _MISSING
 
 
+def add_method_class(cls: type) -> None:
+    """Give `cls` (a device array type, core/device_arrays.py) the operators and methods
+    the plugins install on Array, now and after every rebuild; not while JAX owns it."""
+    if cls in _CLASSES:
+        return
+    _CLASSES.append(cls)
+    if _jax_owns(cls):
+        return
+    for name, fn in _installed_methods.items():
+        if cls.__dict__.get(name, _MISSING) is not fn:
+            _original_methods.setdefault((cls, name), _own(cls, name))
+            setattr(cls, name, fn)
+
+
+def _jax_owns(cls: type) -> bool:
+    from ..core.device_arrays import jax_owns
+    return cls not in (Array, Tracer) and jax_owns(cls)
+
+
 def apply_frontend(plan: FrontendPlan) -> None:
     """Make the namespaces and Array methods what `plan` says, changing only what
     differs: new and changed names are set first, then names the plan no longer
@@ -201,14 +220,15 @@ def apply_frontend(plan: FrontendPlan) -> None:
             setattr(module, key[1], original)
     _installed_functions.clear()
     _installed_functions.update(plan.functions)
+    classes = [c for c in _CLASSES if not _jax_owns(c)]
     for name, fn in plan.methods.items():
-        for cls in _CLASSES:
+        for cls in classes:
             if name not in _installed_methods:
                 _original_methods.setdefault((cls, name), _own(cls, name))
             if cls.__dict__.get(name, _MISSING) is not fn:
                 setattr(cls, name, fn)
     for name in [n for n in _installed_methods if n not in plan.methods]:
-        for cls in _CLASSES:
+        for cls in classes:
             original = _original_methods.pop((cls, name), _MISSING)
             if original is not _MISSING:
                 setattr(cls, name, original)
