@@ -50,12 +50,12 @@ def jax_owns(cls: type) -> bool:
 
 def _value(self: Any) -> np.ndarray:
     """The host copy of a device array, fetched once and kept (jaxlib's `_npy_value`)."""
+    if self.is_deleted():   # donated to a jitted call (JAX's error and wording)
+        aval = self.aval
+        raise RuntimeError(f"Array has been deleted with shape={aval.dtype.name}"
+                           f"[{','.join(map(str, aval.shape))}].")
     value = self._npy_value
     if value is None:
-        if self.is_deleted():   # donated to a jitted call (JAX's error and wording)
-            aval = self.aval
-            raise RuntimeError(f"Array has been deleted with shape={aval.dtype.name}"
-                               f"[{','.join(map(str, aval.shape))}].")
         try:
             value = np.asarray(memoryview(self))   # the buffer protocol: no jax import
         except BufferError:   # bfloat16 & co., or a buffer over devices
