@@ -13,19 +13,27 @@ conversions) and every operator and method the plugins install on `Array`.
 The kernel imports no jaxlib: a plugin (xla_call) registers the type through
 `plugax.extend.register_device_array_type` when it first makes one.
 
-JAX patches the same class with its own methods (its `jax._src.array` module).
-When JAX is imported, it owns `ArrayImpl`'s public Python-level names: plugax then
-installs only the private names its own code reads (`_value`, `_sig`, `_buf`),
-which JAX either lacks or defines with the same meaning (`_value`).
+JAX patches the same class with its own methods (`jax._src.array`,
+`jax._src.numpy.array_methods`), for arrays whose aval is JAX's. Both can live in
+one process: where both define a name, the class gets a dispatcher that picks
+plugax's attribute for an array whose aval is plugax's `ShapedArray` (one plugax
+made) and JAX's otherwise. Whichever is imported first, the dispatchers are
+(re)installed once JAX's import ends (a `sys.meta_path` hook waits for it). Only
+plugax-made device arrays count as plugax Arrays (`is_device_array`); JAX's own
+are foreign array-likes to plugax, converted through `__array__` as before.
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ArrayType", "device_array_types", "register_device_array_type", "jax_owns"]
+from .avals import ShapedArray
+
+__all__ = ["ArrayType", "device_array_types", "register_device_array_type", "is_device_array",
+           "set_device_method", "del_device_method"]
 
 #: Device array classes accepted as `plugax.Array` (jaxlib's ArrayImpl once registered).
 device_array_types: set = set()
@@ -37,15 +45,16 @@ class ArrayType(type):
     exact type first), so the common check costs nothing more."""
 
     def __instancecheck__(cls, x: Any) -> bool:
-        return type.__instancecheck__(cls, x) or type(x) in device_array_types
+        return type.__instancecheck__(cls, x) or is_device_array(x)
 
     def __subclasscheck__(cls, sub: type) -> bool:
         return type.__subclasscheck__(cls, sub) or sub in device_array_types
 
 
-def jax_owns(cls: type) -> bool:
-    """Whether JAX (imported in this process) has installed its methods on `cls`."""
-    return "jax._src.array" in sys.modules and cls.__module__.startswith("jaxlib")
+def is_device_array(x: Any) -> bool:
+    """Whether `x` is a device array plugax made (a registered type, with plugax's aval;
+    JAX's own arrays share the type but not the aval)."""
+    return type(x) in device_array_types and type(x.aval) is ShapedArray
 
 
 def _value(self: Any) -> np.ndarray:
@@ -70,25 +79,24 @@ def _value(self: Any) -> np.ndarray:
     return value
 
 
-# names JAX does not define (or defines alike): installed even when JAX owns the class
-_PRIVATE = {
+# Array's behaviour given to the device type: attributes reading the aval, and Array's
+# own Python-level methods as they are (they read only `_value`, `shape`, `dtype`,
+# `weak_type`); the device type's native ones (aval, block_until_ready, ...) are kept.
+_OWN = {
     "_value": property(_value),
-    "_sig": property(lambda self: self.aval._sig),
-    "_buf": property(lambda self: self),   # the device buffer of a device array is itself
-}
-_PUBLIC = {
+    "_sig": property(lambda self: _aval_of(self)._sig),
+    # the device buffer of a device array is itself (a JAX-made one is not plugax's)
+    "_buf": property(lambda self: self if type(self.aval) is ShapedArray else None),
     "shape": property(lambda self: self.aval.shape),
     "dtype": property(lambda self: self.aval.dtype),
     "weak_type": property(lambda self: self.aval.weak_type),
     "ndim": property(lambda self: len(self.aval.shape)),
     "size": property(lambda self: self.aval.size),
-    "__hash__": None,
 }
-# Array's own Python-level methods given to the device type as they are (they read only
-# `_value`, `shape`, `dtype`, `weak_type`); the device type's native ones are kept.
 _FROM_ARRAY = ("__array__", "item", "tolist", "__bool__", "__int__", "__float__",
                "__complex__", "__index__", "__len__", "__iter__", "__repr__", "__str__",
-               "__format__", "__reduce__", "__array_priority__")
+               "__format__", "__reduce__")
+_ours: dict = {}    # device type -> {name: plugax's attribute}
 
 
 def register_device_array_type(cls: type) -> None:
@@ -98,19 +106,114 @@ def register_device_array_type(cls: type) -> None:
     from .avals import register_aval_handler
     if cls in device_array_types:
         return
-    for name, value in _PRIVATE.items():
-        if not (name == "_value" and jax_owns(cls)):
-            setattr(cls, name, value)
-    if not jax_owns(cls):
-        for name, value in _PUBLIC.items():
-            setattr(cls, name, value)
-        for name in _FROM_ARRAY:
-            setattr(cls, name, Array.__dict__[name])
+    _ours[cls] = {}
+    for name, value in _OWN.items():
+        set_device_method(cls, name, value)
+    for name in _FROM_ARRAY:
+        set_device_method(cls, name, Array.__dict__[name])
     register_aval_handler(cls, _aval_of)
     device_array_types.add(cls)
+    _watch_jax()
     from ..loader import namespaces   # the plugins' operators and methods, as on Array
     namespaces.add_method_class(cls)
 
 
-def _aval_of(x: Any) -> Any:
-    return x.aval
+def set_device_method(cls: type, name: str, value: Any) -> None:
+    """Install plugax's `value` as `cls.name`, beside JAX's if JAX defines it."""
+    _ours[cls][name] = value
+    theirs = cls.__dict__.get(name)
+    if theirs is not None and _jax_imported() and not getattr(theirs, "_plugax_either", 0):
+        value = _either(value, theirs)
+    setattr(cls, name, value)
+
+
+def del_device_method(cls: type, name: str) -> None:
+    """Remove plugax's `cls.name` (a plugin that gave it is gone); JAX's stays."""
+    if _ours[cls].pop(name, None) is None:
+        return
+    current = cls.__dict__.get(name)
+    if getattr(current, "_plugax_either", 0):
+        setattr(cls, name, current.theirs)
+    elif current is not None:
+        delattr(cls, name)
+
+
+class _EitherProperty(property):
+    """A property dispatching between plugax's and JAX's (it remembers JAX's)."""
+    _plugax_either = 1
+
+
+def _either(ours: Any, theirs: Any) -> Any:
+    """One attribute that is plugax's for plugax's arrays and JAX's for JAX's."""
+    if not (callable(ours) or isinstance(ours, property)) or \
+            not (callable(theirs) or isinstance(theirs, property)):
+        return theirs      # a constant (__array_priority__, __hash__ = None): JAX's
+    if isinstance(ours, property) or isinstance(theirs, property):
+        def get(self: Any) -> Any:
+            attr = ours if type(self.aval) is ShapedArray else theirs
+            return attr.__get__(self, type(self)) if hasattr(attr, "__get__") else attr
+        either = _EitherProperty(get)
+        either.theirs = theirs
+        return either
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        fn = ours if type(self.aval) is ShapedArray else theirs
+        return fn(self, *args, **kwargs)
+    method.__name__ = getattr(ours, "__name__", "method")
+    method._plugax_either, method.theirs = 1, theirs
+    return method
+
+
+def _reinstall() -> None:
+    """After JAX's import: put the dispatchers back where JAX replaced plugax's names."""
+    for cls, names in _ours.items():
+        for name, value in list(names.items()):
+            current = cls.__dict__.get(name)
+            if current is not value and not getattr(current, "_plugax_either", 0):
+                set_device_method(cls, name, value)
+
+
+def _jax_imported() -> bool:
+    return "jax._src.array" in sys.modules
+
+
+class _AfterJax:
+    """A `sys.meta_path` finder that runs `_reinstall` when `jax` or `jax.numpy` has
+    been imported (JAX installs its array methods during those imports)."""
+
+    names = ("jax", "jax.numpy")
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in self.names:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader = spec.loader
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            _reinstall()
+        loader.exec_module = exec_module
+        return spec
+
+
+_hook: list = []
+
+
+def _watch_jax() -> None:
+    if not _hook:
+        _hook.append(_AfterJax())
+        sys.meta_path.insert(0, _hook[0])
+
+
+def _aval_of(x: Any) -> ShapedArray:
+    aval = x.aval
+    if type(aval) is ShapedArray:
+        return aval
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)   # a JAX array's

@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 
 from ..core.array import Array
 from ..core.trace import Tracer
+from ..core.device_arrays import del_device_method, set_device_method
 from ..first_use import is_trampoline
 
 __all__ = ["FrontendPlan", "apply_frontend", "namespace_module", "overrides_name"]
@@ -35,7 +36,8 @@ class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
 
 
 _MISSING = object()
-_CLASSES = [Array, Tracer]
+_CLASSES = (Array, Tracer)
+_DEVICE_CLASSES: list = []   # device array types (core/device_arrays.py), once registered
 
 # What is installed now, as the last applied FrontendPlan left it:
 # (module name, attribute) -> value, and Array/Tracer method name -> value
@@ -185,21 +187,11 @@ class FrontendPlan:
 
 def add_method_class(cls: type) -> None:
     """Give `cls` (a device array type, core/device_arrays.py) the operators and methods
-    the plugins install on Array, now and after every rebuild; not while JAX owns it."""
-    if cls in _CLASSES:
-        return
-    _CLASSES.append(cls)
-    if _jax_owns(cls):
-        return
-    for name, fn in _installed_methods.items():
-        if cls.__dict__.get(name, _MISSING) is not fn:
-            _original_methods.setdefault((cls, name), _own(cls, name))
-            setattr(cls, name, fn)
-
-
-def _jax_owns(cls: type) -> bool:
-    from ..core.device_arrays import jax_owns
-    return cls not in (Array, Tracer) and jax_owns(cls)
+    the plugins install on Array, now and after every rebuild."""
+    if cls not in _DEVICE_CLASSES:
+        _DEVICE_CLASSES.append(cls)
+        for name, fn in _installed_methods.items():
+            set_device_method(cls, name, fn)
 
 
 def apply_frontend(plan: FrontendPlan) -> None:
@@ -220,15 +212,18 @@ def apply_frontend(plan: FrontendPlan) -> None:
             setattr(module, key[1], original)
     _installed_functions.clear()
     _installed_functions.update(plan.functions)
-    classes = [c for c in _CLASSES if not _jax_owns(c)]
     for name, fn in plan.methods.items():
-        for cls in classes:
+        for cls in _DEVICE_CLASSES:
+            set_device_method(cls, name, fn)
+        for cls in _CLASSES:
             if name not in _installed_methods:
                 _original_methods.setdefault((cls, name), _own(cls, name))
             if cls.__dict__.get(name, _MISSING) is not fn:
                 setattr(cls, name, fn)
     for name in [n for n in _installed_methods if n not in plan.methods]:
-        for cls in classes:
+        for cls in _DEVICE_CLASSES:
+            del_device_method(cls, name)
+        for cls in _CLASSES:
             original = _original_methods.pop((cls, name), _MISSING)
             if original is not _MISSING:
                 setattr(cls, name, original)

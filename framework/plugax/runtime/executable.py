@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.array import Array, signature_id
-from ..core.device_arrays import device_array_types
+from ..core.device_arrays import is_device_array
 from ..core.avals import ShapedArray
 from .. import dtypes
 from .client import backend, to_device
@@ -135,7 +135,7 @@ def _callback_failure(callbacks: list, err: Exception) -> BaseException:
 
 def _buffer(x: Any, aval: ShapedArray) -> Any:
     """The device buffer of one argument, converting a non-Array to the compiled type."""
-    if type(x) in device_array_types:
+    if is_device_array(x):
         return x
     if type(x) is not Array:
         x = Array(np.asarray(x, aval.dtype), aval.weak_type)

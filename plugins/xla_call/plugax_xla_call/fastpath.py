@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 import plugax.tree_util as tu
 from plugax.extend import (DISPATCH_STAGING, Array, config as _config, device_array_types,
-                           eval_trace, registry_version, set_dispatch_key, trace_state)
+                           eval_trace, is_device_array, registry_version, set_dispatch_key, trace_state)
 
 from .donation import run_donating
 
@@ -244,7 +244,7 @@ class _CacheMiss:
             return jf._call(args, kwargs), None, False
         # which leaves are device-backed must be read *before* running: the call
         # transfers host values, and the C++ side keyed this miss on what it saw
-        bufs = [x if type(x) in device_array_types else None for x in leaves]
+        bufs = [x if is_device_array(x) else None for x in leaves]
         out = run_donating(entry, leaves)
         return out, self._record(entry, bufs, args, kwargs, out), False
 

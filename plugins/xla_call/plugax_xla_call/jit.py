@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 
 import plugax.tree_util as tu
-from plugax.extend import (Array, ClosedJaxpr, device_array_types, Jaxpr, ShapeDtypeStruct, Tracer,
+from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapeDtypeStruct, Tracer, device_array_types,
                            active_overrides, config as _config, current_trace, eval_trace,
                            flatten_fun, jit_disabled, leaf_aval, registry_version, signature_of,
                            trace_state, trace_to_jaxpr)
