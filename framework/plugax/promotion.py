@@ -42,7 +42,7 @@ import numpy as np
 from . import dtypes
 from .config import config
 from .core.array import Array
-from .core.device_arrays import device_array_types
+from .core.device_types import device_array_types
 from .core.avals import ShapedArray
 from .core.trace import Tracer
 from .errors import ShapeError

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes, first_use
 from .avals import ShapedArray, register_aval_handler, signature_id
-from .device_arrays import ArrayType
+from .device_types import ArrayType
 
 __all__ = ["Array", "as_array", "typed_array", "host_array", "canonicalize_value", "signature_id",
            "shared_constant", "array_value", "signature_of"]

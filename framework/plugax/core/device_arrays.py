@@ -30,32 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .avals import ShapedArray
+from .array import Array
+from .avals import ShapedArray, register_aval_handler
+from .device_types import device_array_types, is_device_array
 
-__all__ = ["ArrayType", "device_array_types", "register_device_array_type", "is_device_array",
-           "set_device_method", "del_device_method"]
-
-#: Device array classes accepted as `plugax.Array` (jaxlib's ArrayImpl once registered).
-device_array_types: set = set()
-
-
-class ArrayType(type):
-    """The metaclass of `plugax.Array`: instances of registered device array types are
-    Arrays too. An exact `Array` never reaches `__instancecheck__` (CPython tests the
-    exact type first), so the common check costs nothing more."""
-
-    def __instancecheck__(cls, x: Any) -> bool:
-        return type.__instancecheck__(cls, x) or is_device_array(x)
-
-    def __subclasscheck__(cls, sub: type) -> bool:
-        return type.__subclasscheck__(cls, sub) or sub in device_array_types
-
-
-def is_device_array(x: Any) -> bool:
-    """Whether `x` is a device array plugax made (a registered type, with plugax's aval;
-    JAX's own arrays share the type but not the aval)."""
-    return type(x) in device_array_types and type(x.aval) is ShapedArray
-
+__all__ = ["register_device_array_type", "set_device_method", "del_device_method",
+           "on_register", "device_array_types", "is_device_array"]
 
 def _value(self: Any) -> np.ndarray:
     """The host copy of a device array, fetched once and kept (jaxlib's `_npy_value`)."""
@@ -102,8 +82,6 @@ _ours: dict = {}    # device type -> {name: plugax's attribute}
 def register_device_array_type(cls: type) -> None:
     """Accept `cls` (jaxlib's ArrayImpl) as a `plugax.Array` (see the module docstring).
     Idempotent."""
-    from .array import Array
-    from .avals import register_aval_handler
     if cls in device_array_types:
         return
     _ours[cls] = {}
@@ -114,8 +92,19 @@ def register_device_array_type(cls: type) -> None:
     register_aval_handler(cls, _aval_of)
     device_array_types.add(cls)
     _watch_jax()
-    from ..loader import namespaces   # the plugins' operators and methods, as on Array
-    namespaces.add_method_class(cls)
+    for callback in _on_register:   # the plugins' operators and methods, as on Array
+        callback(cls)
+
+
+_on_register: list = []
+
+
+def on_register(callback: Any) -> None:
+    """Call `callback(cls)` for every device type registered, before and after now
+    (loader/namespaces.py gives them the plugins' methods this way)."""
+    _on_register.append(callback)
+    for cls in list(device_array_types):
+        callback(cls)
 
 
 def set_device_method(cls: type, name: str, value: Any) -> None:

@@ -23,7 +23,7 @@ from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversion
     UnexpectedTracerError
 from .array import Array, canonicalize_value, typed_array
 from .avals import ShapedArray, get_aval
-from .device_arrays import device_array_types
+from .device_types import device_array_types
 from .frames import user_frame
 from .memory import check_fits
 from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, missing_rule, \

@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 
 from ..core import trace as core
 from ..core.array import Array, _array_aval, as_array
-from ..core.device_arrays import device_array_types
+from ..core.device_types import device_array_types
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
 from .ad_util import Zero, instantiate, zero_like

@@ -15,7 +15,7 @@ from typing import Callable, Mapping
 
 from ..core.array import Array
 from ..core.trace import Tracer
-from ..core.device_arrays import del_device_method, set_device_method
+from ..core.device_arrays import del_device_method, on_register, set_device_method
 from ..first_use import is_trampoline
 
 __all__ = ["FrontendPlan", "apply_frontend", "namespace_module", "overrides_name"]
@@ -233,3 +233,4 @@ def apply_frontend(plan: FrontendPlan) -> None:
     _installed_methods.update(plan.methods)
 
 
+on_register(add_method_class)

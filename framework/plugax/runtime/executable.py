@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.array import Array, signature_id
-from ..core.device_arrays import is_device_array
+from ..core.device_types import is_device_array
 from ..core.avals import ShapedArray
 from .. import dtypes
 from .client import backend, to_device
