@@ -475,3 +475,34 @@ def test_host_callbacks_run_on_every_call(jit):
     out.block_until_ready()
     assert len(seen) == 4
     np.testing.assert_array_equal(np.asarray(out), np.full(4, 2))
+
+
+FIRST_JIT_INSIDE_A_TRACE = """
+import numpy as np, plugax, plugax.numpy as pnp
+fs = []
+def g(a):
+    f = plugax.jit(lambda v: pnp.sin(v) * 2)   # the process's first jit: the key is installed
+    fs.append(f)                               # while grad's trace is current
+    return pnp.sum(f(a)) + pnp.sum(f(a))
+x = np.ones(3, np.float32)
+d = plugax.grad(g)(x)
+f = fs[0]
+y = plugax.device_put(np.ones(3, np.float32))
+misses = []
+entry = f.jit_function._entry
+f.jit_function._entry = lambda *a: misses.append(1) or entry(*a)
+for _ in range(4):
+    f(y)                                       # back at the top level: cached in C++
+top_misses = len(misses)
+staged = "pjit" in str(plugax.make_jaxpr(lambda a: f(a))(y))
+print(round(float(d[0]), 4), top_misses, staged, f.uses_cpp_dispatch())
+"""
+
+
+def test_first_jit_inside_a_trace():
+    """The dispatch key installed while a transformation runs (the first `jit` of the
+    process is inside grad): that block stages, and the top level is served from the
+    C++ cache once it ends."""
+    out = subprocess.run([sys.executable, "-c", FIRST_JIT_INSIDE_A_TRACE],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(round(4 * np.cos(1.0), 4)), "1", "True", "True"], out
