@@ -1,9 +1,10 @@
 """Cached jit dispatch (issue 18 part 1), exec'd into bench.py's namespace.
 
 What a user pays per step when calling a small jitted function in a Python loop:
-plugax serves these calls through jaxlib's C++ dispatcher (the one jax.jit uses),
-so the rows compare the same machinery plus plugax's `Array` wrapping and its
-trace-state check. `PLUGAX_JIT_CPP_DISPATCH=0` measures the pure-Python path.
+plugax's `jit` returns jaxlib's C++ dispatcher (the object jax.jit returns), its
+device arrays are jaxlib's `ArrayImpl` and its trace state is in the C++ key, so
+a cached call runs the same machinery as JAX's, without entering Python.
+`PLUGAX_JIT_CPP_DISPATCH=0` measures the pure-Python path.
 """
 
 import numpy as np

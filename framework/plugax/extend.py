@@ -20,7 +20,9 @@ from .core.avals import ShapedArray, format_operands, get_aval
 from .core.array import (Array, array_value, host_array, shared_constant, signature_id,
                          signature_of)
 from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds, missing_rule
-from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context
+from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context, \
+    set_dispatch_key, STAGING as DISPATCH_STAGING
+from .core.device_arrays import register_device_array_type, device_array_types, is_device_array
 from .dtypes import (canonicalize_dtype, result_type, promote_types, short_name, bool_, int8,
                      int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
                      float32, float64, float0, supported_dtypes, float_dtypes, is_float,
@@ -114,6 +116,10 @@ __all__ = [
     # for a transformation's own trace (plugax-jet): the base class, running it, and the
     # error a missing rule raises
     "Trace", "new_trace_context", "missing_rule",
+    # for jit's C++ dispatch (xla_call): the trace state in jaxlib's key, and jaxlib's
+    # device arrays accepted as Arrays
+    "set_dispatch_key", "DISPATCH_STAGING", "register_device_array_type", "device_array_types",
+    "is_device_array",
 ]
 
 

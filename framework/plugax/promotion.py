@@ -42,6 +42,7 @@ import numpy as np
 from . import dtypes
 from .config import config
 from .core.array import Array
+from .core.device_types import device_array_types
 from .core.avals import ShapedArray
 from .core.trace import Tracer
 from .errors import ShapeError
@@ -65,7 +66,7 @@ def _operand_type(fn_name: str, i: int, x: Any) -> tuple[np.dtype, bool, tuple]:
         return x.dtype, x.weak_type, x.shape
     if t in _SCALARS:
         return dtypes.python_scalar_dtype(x), True, ()
-    if isinstance(x, Tracer):
+    if isinstance(x, Tracer) or t in device_array_types:
         aval = x.aval
         return aval.dtype, aval.weak_type, aval.shape
     if isinstance(x, (np.ndarray, np.generic)):
@@ -126,11 +127,11 @@ def _one_type(args: tuple) -> np.dtype | None:
     """The dtype of arguments that are all Arrays or tracers of one (dtype, weak type),
     else None: the common case, which needs no promotion at all."""
     first = args[0]
-    if not (type(first) is Array or isinstance(first, Tracer)):
+    if not (type(first) is Array or isinstance(first, (Tracer, Array))):
         return None
     dtype, weak = first.dtype, first.weak_type
     for x in args[1:]:
-        if not (type(x) is Array or isinstance(x, Tracer)) or x.dtype != dtype \
+        if not (type(x) is Array or isinstance(x, (Tracer, Array))) or x.dtype != dtype \
                 or x.weak_type != weak:
             return None
     return dtype

@@ -18,13 +18,15 @@ import numpy as np
 
 from .. import dtypes, first_use
 from .avals import ShapedArray, register_aval_handler, signature_id
+from .device_types import ArrayType
 
 __all__ = ["Array", "as_array", "typed_array", "host_array", "canonicalize_value", "signature_id",
            "shared_constant", "array_value", "signature_of"]
 
 
-class Array:
-    """An immutable n-dimensional array."""
+class Array(metaclass=ArrayType):
+    """An immutable n-dimensional array (host- or device-backed; jaxlib's device
+    arrays, once registered, are Arrays too: core/device_arrays.py)."""
 
     __slots__ = ("_value", "_buf", "_sig", "_aval", "shape", "dtype", "weak_type",
                  "__weakref__")

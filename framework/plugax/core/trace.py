@@ -23,6 +23,7 @@ from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversion
     UnexpectedTracerError
 from .array import Array, canonicalize_value, typed_array
 from .avals import ShapedArray, get_aval
+from .device_types import device_array_types
 from .frames import user_frame
 from .memory import check_fits
 from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, missing_rule, \
@@ -30,7 +31,8 @@ from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, mis
 
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
            "is_eager",
-           "set_current_trace", "new_trace_context", "user_frame"]
+           "set_current_trace", "new_trace_context", "user_frame", "set_dispatch_key",
+           "stage_dispatch", "restore_dispatch"]
 
 
 class Primitive:
@@ -108,10 +110,58 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for the block; always restored, also after an exception."""
     prev = _state.trace
     _state.trace = trace
+    token = _NO_KEY if _dispatch[0] is None else stage_dispatch(trace is not eval_trace)
     try:
         yield trace
     finally:
         _state.trace = prev
+        restore_dispatch(token, prev)
+
+
+# -- the jit dispatch key ---------------------------------------------------------------
+# jaxlib's C++ jit dispatcher serves a cached call without entering Python, so it must
+# miss whenever the call has to be staged (any trace but `eval_trace` is current). Its
+# key includes the thread-local value of every jaxlib Config made with
+# include_in_jit_key=True: the xla_call plugin gives the kernel one such Config
+# (`set_dispatch_key`, on first jit), and every place that makes another trace current
+# sets it, in this thread, to STAGING for the block. Its global value (the top level)
+# is the plugin's (x64 flag, registry version). The mirror is conservative: a rule
+# running its parent's `eval_trace` leaves STAGING set, so such calls miss and the
+# Python path (which reads the trace itself) serves them. Until a plugin installs the
+# Config, all of this is one list read per trace entry.
+STAGING = "plugax-staging"
+_NO_KEY = object()              # a block entered before the Config existed
+_dispatch: list = [None, None]  # [the Config, jaxlib's `unset` marker]
+
+
+def set_dispatch_key(key: Any, unset: Any) -> None:
+    """Install the jaxlib Config (include_in_jit_key=True) the kernel keeps at STAGING in
+    every block that makes a trace other than `eval_trace` current; `unset` is
+    jaxlib's marker that clears a thread-local value. A block already open in this
+    thread stages from now on."""
+    _dispatch[1] = unset
+    _dispatch[0] = key
+    if _state.trace is not eval_trace:
+        key.set_local(STAGING)
+
+
+def stage_dispatch(staging: bool = True) -> Any:
+    """Set this thread's dispatch key for a block (STAGING, or back to the top level's
+    value when `staging` is False); returns the token `restore_dispatch` takes."""
+    key = _dispatch[0]
+    if key is None:
+        return _NO_KEY
+    return key.swap_local(STAGING if staging else _dispatch[1])
+
+
+def restore_dispatch(token: Any, trace: Trace) -> None:
+    """Undo `stage_dispatch` when a block ends and `trace` becomes current again. A block
+    entered before the key existed restores what `trace` implies."""
+    key = _dispatch[0]
+    if key is not None:
+        if token is _NO_KEY:
+            token = _dispatch[1] if trace is eval_trace else STAGING
+        key.set_local(token)
 
 
 class new_trace_context:
@@ -121,7 +171,7 @@ class new_trace_context:
     grad, jvp, vmap) enters one, and a generator costs several extra calls.
     """
 
-    __slots__ = ("trace", "prev")
+    __slots__ = ("trace", "prev", "token")
 
     def __init__(self, trace: Trace):
         self.trace = trace
@@ -132,10 +182,13 @@ class new_trace_context:
         trace = self.trace
         self.prev = trace.parent = _state.trace
         _state.trace = trace
+        self.token = _NO_KEY if _dispatch[0] is None else stage_dispatch()
         return trace
 
     def __exit__(self, *exc_info: Any) -> None:
         _state.trace = self.prev
+        if _dispatch[0] is not None:
+            restore_dispatch(self.token, self.prev)
         self.trace.invalidate()
 
 
@@ -360,7 +413,7 @@ def _as_result(out: Any, aval: ShapedArray, primitive: Primitive) -> Array:
     An impl that returns an Array (a compiled call's device result) keeps it,
     so device buffers are not copied back to the host.
     """
-    if type(out) is Array:
+    if type(out) is Array or type(out) in device_array_types:   # a device result: kept
         return out
     value = np.asarray(out)
     if value.dtype != aval.dtype:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 from ..core import trace as core
 from ..core.array import Array, _array_aval, as_array
+from ..core.device_types import device_array_types
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
 from .ad_util import Zero, instantiate, zero_like
@@ -68,7 +69,7 @@ class JVPTrace(core.Trace):
                 primals.append(x.primal)
                 tangents.append(x.tangent)
                 ours = True
-            elif type(x) is Array:
+            elif type(x) is Array or type(x) in device_array_types:
                 primals.append(x)
                 tangents.append(zero_like(x))
             else:
@@ -106,7 +107,7 @@ class JVPTrace(core.Trace):
         tracer's dtype/shape/weak_type are plain attribute reads."""
         if type(tangent) is Zero:
             return primal
-        if type(primal) is not Array and not isinstance(primal, core.Tracer):
+        if type(primal) is not Array and not isinstance(primal, (core.Tracer, Array)):
             primal = as_array(primal)
         return JVPTracer(self, primal, tangent)
 

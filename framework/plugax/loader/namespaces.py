@@ -15,6 +15,7 @@ from typing import Callable, Mapping
 
 from ..core.array import Array
 from ..core.trace import Tracer
+from ..core.device_arrays import del_device_method, on_register, set_device_method
 from ..first_use import is_trampoline
 
 __all__ = ["FrontendPlan", "apply_frontend", "namespace_module", "overrides_name"]
@@ -36,6 +37,7 @@ class overrides_name:  # noqa: N801 - used like a function: overrides_name(fn)
 
 _MISSING = object()
 _CLASSES = (Array, Tracer)
+_DEVICE_CLASSES: list = []   # device array types (core/device_arrays.py), once registered
 
 # What is installed now, as the last applied FrontendPlan left it:
 # (module name, attribute) -> value, and Array/Tracer method name -> value
@@ -183,6 +185,15 @@ class FrontendPlan:
         return _MISSING
 
 
+def add_method_class(cls: type) -> None:
+    """Give `cls` (a device array type, core/device_arrays.py) the operators and methods
+    the plugins install on Array, now and after every rebuild."""
+    if cls not in _DEVICE_CLASSES:
+        _DEVICE_CLASSES.append(cls)
+        for name, fn in _installed_methods.items():
+            set_device_method(cls, name, fn)
+
+
 def apply_frontend(plan: FrontendPlan) -> None:
     """Make the namespaces and Array methods what `plan` says, changing only what
     differs: new and changed names are set first, then names the plan no longer
@@ -202,12 +213,16 @@ def apply_frontend(plan: FrontendPlan) -> None:
     _installed_functions.clear()
     _installed_functions.update(plan.functions)
     for name, fn in plan.methods.items():
+        for cls in _DEVICE_CLASSES:
+            set_device_method(cls, name, fn)
         for cls in _CLASSES:
             if name not in _installed_methods:
                 _original_methods.setdefault((cls, name), _own(cls, name))
             if cls.__dict__.get(name, _MISSING) is not fn:
                 setattr(cls, name, fn)
     for name in [n for n in _installed_methods if n not in plan.methods]:
+        for cls in _DEVICE_CLASSES:
+            del_device_method(cls, name)
         for cls in _CLASSES:
             original = _original_methods.pop((cls, name), _MISSING)
             if original is not _MISSING:
@@ -218,3 +233,4 @@ def apply_frontend(plan: FrontendPlan) -> None:
     _installed_methods.update(plan.methods)
 
 
+on_register(add_method_class)

@@ -34,7 +34,8 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from ..core import rules as R
-from ..core.trace import EvalTrace, Primitive, _state as _trace_state, eval_trace
+from ..core.trace import EvalTrace, Primitive, _state as _trace_state, eval_trace, \
+    restore_dispatch, stage_dispatch
 from ..errors import PlugaxError
 from .registry import registry
 from .ruleset import RuleSet
@@ -163,7 +164,7 @@ def _release(keys: Iterable[tuple]) -> None:
 
 
 class _Frame:
-    __slots__ = ("rules", "prev_active", "prev_key", "prev_trace")
+    __slots__ = ("rules", "prev_active", "prev_key", "prev_trace", "token")
 
 
 def _problem(rs: Any) -> list[tuple[str, str]]:
@@ -273,8 +274,10 @@ class override:
         local.key = (*local.key, *self.rulesets)
         local.stack.append(frame)
         frame.prev_trace = _trace_state.trace
+        frame.token = None
         if _trace_state.trace is eval_trace:
             _trace_state.trace = _override_trace
+            frame.token = stage_dispatch()   # jit's C++ dispatch must not serve calls here
         self._frames.setdefault(threading.get_ident(), []).append(frame)
         return self
 
@@ -291,6 +294,8 @@ class override:
         local.active, local.key = frame.prev_active, frame.prev_key
         if _trace_state.trace is _override_trace and frame.prev_trace is eval_trace:
             _trace_state.trace = eval_trace
+        if frame.token is not None:
+            restore_dispatch(frame.token, frame.prev_trace)
         _release(self.rules)
 
     def __repr__(self) -> str:

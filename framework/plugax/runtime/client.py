@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..core.array import Array
 from ..core.avals import ShapedArray
+from ..core.device_arrays import register_device_array_type
 from ..errors import PlugaxError
 
 __all__ = ["Backend", "backend", "device_put", "to_device", "set_distributed",
@@ -51,6 +52,8 @@ class Backend:
         self.device = self.client.local_devices()[0]
         self.device_list = xc.DeviceList((self.device,))
         self.sharding = _Sharding(self.device)
+        # device results are jaxlib's own arrays, accepted as plugax Arrays
+        register_device_array_type(xc.ArrayImpl)
 
     def result_handler(self, aval: ShapedArray) -> Any:
         try:

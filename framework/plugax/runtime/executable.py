@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core.array import Array, signature_id
+from ..core.device_types import is_device_array
 from ..core.avals import ShapedArray
 from .. import dtypes
 from .client import backend, to_device
@@ -26,7 +27,6 @@ from . import disk_cache
 
 __all__ = ["Executable", "compile_module", "deserialize_executable", "clear_compiled_cache"]
 
-_new_array = Array.from_buffer
 _buffer_of = operator.attrgetter("_buf")
 
 
@@ -60,7 +60,8 @@ class Executable:
         This is the per-call work of every cached jit call. Device-backed Arrays
         pass their buffers straight in (one C-level `map`); anything else is
         transferred once. Results are device-backed Arrays, born with their
-        signature ids, returned before the computation finishes.
+        signature ids, returned before the computation finishes: jaxlib's own
+        `ArrayImpl`s, which count as Arrays (core/device_arrays.py).
         """
         try:
             bufs = list(map(_buffer_of, leaves))
@@ -69,8 +70,7 @@ class Executable:
             on_device = False
         if not on_device:
             bufs = [_buffer(x, aval) for x, aval in zip(leaves, self.in_avals)]
-        outs = self._run(bufs).consume_with_handlers(self.handlers)
-        results = list(map(_new_array, outs, self.out_avals, self.out_sigs))
+        results = self._run(bufs).consume_with_handlers(self.handlers)
         if self.float0_outs:
             for i in self.float0_outs:
                 results[i] = Array(np.zeros(self.out_avals[i].shape, dtypes.float0), False)
@@ -135,6 +135,8 @@ def _callback_failure(callbacks: list, err: Exception) -> BaseException:
 
 def _buffer(x: Any, aval: ShapedArray) -> Any:
     """The device buffer of one argument, converting a non-Array to the compiled type."""
+    if is_device_array(x):
+        return x
     if type(x) is not Array:
         x = Array(np.asarray(x, aval.dtype), aval.weak_type)
     return x._buf if x._buf is not None else to_device(x)

@@ -136,11 +136,12 @@ def shard_buffers(buf: Any) -> list:
 
 
 def _single_host(part: Any) -> np.ndarray:
-    value = np.asarray(part)
-    if value.dtype == object:  # bfloat16 & co. have no buffer-protocol format
-        with _NoJaxSharding():
-            value = part._single_device_array_to_np_array_did_copy()[0]
-    return value
+    try:   # the buffer protocol (not np.asarray: device arrays' `__array__` lands here)
+        return np.asarray(memoryview(part))
+    except BufferError:   # bfloat16 & co. have no buffer-protocol format
+        pass
+    with _NoJaxSharding():
+        return part._single_device_array_to_np_array_did_copy()[0]
 
 
 def host_value(buf: Any) -> np.ndarray:

@@ -70,7 +70,7 @@ def run_donating(entry: Any, leaves: list) -> Any:
     out = entry.call(leaves)
     for i in entry.donated:
         x = leaves[i]
-        if type(x) is Array and x._buf is not None:
+        if isinstance(x, Array) and x._buf is not None:
             if not x._buf.is_deleted():
                 x._buf.delete()
             try:

@@ -3,34 +3,34 @@
 Why: a cached call of a small jitted function is mostly dispatch overhead
 (flatten the arguments, look up the signature, gather buffers, execute, wrap
 the results), and jaxlib ships JAX's own C++ implementation of exactly that.
-plugax keeps its Python cache-miss path (tracing, lowering, compiling, the
-compile cache, host callbacks); the C++ object calls it on a miss and, when
-`cache_miss` hands back a *fast-path record*, serves every later call with the
-same signature without entering Python.
+`jit` returns the C++ object itself (a `PjitFunction`, as `jax.jit` does); plugax
+keeps its Python cache-miss path (tracing, lowering, compiling, the compile
+cache, host callbacks, staging under a transformation). The C++ object calls it
+on a miss and, when `cache_miss` hands back a *fast-path record*, serves every
+later call with the same signature without entering Python.
 
-What differs from JAX's use of it, and how it is handled here:
+How plugax's state enters the C++ key:
 
-- plugax's `Array` is a Python class wrapping jaxlib's `ArrayImpl`; the C++
-  path only takes `ArrayImpl` leaves. `Array` is registered in a *private*
-  pytree registry (the one passed to `pjit`) as a dataclass-style node whose
-  data field is the device buffer `_buf` and whose metadata is `weak_type`, so
-  a leaf's weak type is part of the tree structure and hence of the signature.
-  Results are rebuilt as `Array(_buf=..., weak_type=...)`.
+- Device-backed Arrays *are* jaxlib `ArrayImpl`s (core/device_arrays.py), so
+  the C++ path takes them as leaves and returns its results as they are; a
+  leaf's weak type is part of its signature (the ArrayImpl's aval says it).
 - The trace state: a jitted call inside an outer trace (grad, vmap, another
-  jit, `disable_jit`, a rule override) must be staged, not run. JAX puts its
-  trace state in the C++ key; plugax's lives in a Python thread-local, so the
-  function `jit` returns checks it first and only enters the C++ object at the
-  top level. The x64 flag selects one of two C++ objects; a change of the set of
-  plugins clears their caches.
+  jit, `disable_jit`, a rule override) must be staged, not run. The kernel keeps
+  a jaxlib Config made with include_in_jit_key=True (`set_dispatch_key`) at
+  STAGING in this thread whenever a trace other than the top level's is current,
+  so those calls miss and reach `cache_miss`, which stages them and returns no
+  record. Its global value is (x64 flag, registry version): a change of either
+  makes later calls miss too (new records are made for the new value).
 - Anything the record cannot describe declines (`cache_miss` returns no record,
   and the C++ object keeps calling Python for that signature): host-backed
   Arrays, NumPy values and Python scalars as arguments, host callbacks, float0
   results, closures over tracers, buffers committed to anything other than the
-  default single device (sharded arrays).
+  default single device (sharded arrays), and every miss taken at STAGING.
 
 The C++ path is used only when jaxlib has the interface this module was written
 against (`check_interface`); otherwise, or when `PLUGAX_JIT_CPP_DISPATCH=0`, the
-pure-Python path serves every call, with one log line saying why.
+pure-Python path serves every call, with one log line saying why. Using it means
+`jit(f)` imports jaxlib (the Python path imports it on the first call).
 """
 from __future__ import annotations
 
@@ -42,12 +42,13 @@ from collections import namedtuple
 from typing import Any, Callable
 
 import plugax.tree_util as tu
-from plugax.extend import Array, config as _config, eval_trace, registry_version, trace_state
+from plugax.extend import (DISPATCH_STAGING, Array, config as _config, device_array_types,
+                           eval_trace, is_device_array, registry_version, set_dispatch_key, trace_state)
 
 from .donation import run_donating
 
 __all__ = ["available", "set_enabled", "enabled", "make_dispatcher", "uses_cpp_dispatch",
-           "FastpathData", "TESTED_JAXLIB"]
+           "FastpathData", "TESTED_JAXLIB", "on_rules_published"]
 
 log = logging.getLogger("plugax.jit")
 
@@ -60,11 +61,9 @@ FastpathData = namedtuple("FastpathData", [
     "xla_executable", "out_pytree_def", "in_shardings", "out_shardings", "out_avals",
     "out_committed", "kept_var_bitvec", "in_device_local_layouts", "const_args"])
 
-# how the C++ side words an unhashable static argument (before any Python runs)
-_UNHASHABLE = "Non-hashable static arguments are not supported. An error occurred"
 
 _state: dict = {"checked": False, "jax": None, "reason": None, "enabled": None,
-                "registry": None, "cache": None}
+                "registry": None, "cache": None, "key": None}
 _lock = threading.Lock()
 
 
@@ -146,27 +145,51 @@ def _check() -> str | None:
 
 
 def _setup(_jax: Any) -> None:
-    """The private pytree registry and the process-global states the C++ path reads.
+    """The private pytree registry, the dispatch key and the process-global states the
+    C++ path reads.
 
     The x64 and disable-jit states are set only when nobody (JAX itself, in the
     same process) has set them: they are process-global. They do not decide
-    anything for plugax's calls: x64 picks the C++ object, disable_jit never
-    reaches it (the Python wrapper checks the trace state first)."""
-    reg = _jax.pytree.PyTreeRegistry(enable_none=True, enable_tuple=True,
-                                     enable_namedtuple=True, enable_list=True,
-                                     enable_dict=True)
-    reg.register_dataclass_node(Array, ["_buf"], ["weak_type"])
-    _state["registry"] = reg
+    anything for plugax's calls: plugax's x64 flag is in the dispatch key, and
+    plugax's disable_jit makes calls miss through the trace state."""
+    _state["registry"] = _jax.pytree.PyTreeRegistry(
+        enable_none=True, enable_tuple=True, enable_namedtuple=True, enable_list=True,
+        enable_dict=True)
     _state["cache"] = _jax.PjitFunctionCache(capacity=8192)
+    Config = _jax.config.Config
     if "jax._src.config" not in sys.modules:
         # JAX, once imported, owns these (its import sets them, replacing ours;
         # replacing *its* would break jax.config.update("jax_enable_x64", ...))
-        jj, Config = _jax.jax_jit, _jax.config.Config
+        jj = _jax.jax_jit
         for setter, name, value in ((jj.set_enable_x64_state, "plugax_enable_x64", False),
                                     (jj.set_disable_jit_state, "plugax_disable_jit", False),
                                     (jj.set_post_hook_state, "plugax_post_hook", None)):
             setter(Config(name, value, include_in_jit_key=False))
+    key = Config("plugax_dispatch", _top_value(), include_in_jit_key=True)
+    _state["key"] = key
+    _config.on_change(_refresh_key)
+    set_dispatch_key(key, _jax.config.unset)
     _state["jax"] = _jax
+
+
+def _top_value() -> tuple:
+    """The dispatch key's value at the top level: what a cached executable depends on
+    besides its arguments (a function traced with x64 on may make 64-bit values from
+    32-bit arguments; a change of plugins may change every rule)."""
+    return (bool(_config.enable_x64), registry_version())
+
+
+def _refresh_key(*_: Any) -> None:
+    """After x64 changes or plugins are rebuilt: later top-level calls use a new key."""
+    key = _state.get("key")
+    if key is not None:
+        key.set_global(_top_value())
+
+
+def on_rules_published() -> None:
+    """The plugins changed (the plugax_rules_published hook): cached executables may
+    have been compiled with rules that no longer apply."""
+    _refresh_key()
 
 
 def _shard_arg_fallback(*args: Any) -> Any:
@@ -175,97 +198,53 @@ def _shard_arg_fallback(*args: Any) -> Any:
     raise TypeError("plugax's C++ jit dispatch cannot transfer this argument")
 
 
-def make_dispatcher(jf: Any, python_call: Callable) -> Callable | None:
-    """The function `jit` returns when the C++ path may serve `jf` (a JitFunction),
-    else None (then `jit` returns `python_call`, its pure-Python function).
-
-    jaxlib is not imported here (importing plugax and jitting stay free of it):
-    the first top-level call checks the dispatcher and builds the C++ object,
-    and every call goes to `python_call` if the dispatcher is unavailable."""
+def make_dispatcher(jf: Any) -> Callable | None:
+    """The C++ object `jit` returns for `jf` (a JitFunction), or None when the C++ path
+    is disabled or unavailable (then `jit` returns its pure-Python function). Builds
+    the dispatcher on first use, which imports jaxlib."""
     flag = _state["enabled"]
-    if not (_env_enabled() if flag is None else flag):
+    if not (_env_enabled() if flag is None else flag) or not available():
         return None
     if any(i < 0 for i in jf.static_argnums + jf.donate_argnums):
         return None     # the C++ side matches positions literally
-    slow = jf._call
     key = (jf.static_argnums, jf.static_argnames, jf.donate_argnums, jf.donate_argnames)
-    cpps: list = [None, None]   # one C++ object per x64 setting, built on first use
-    seen = [registry_version()]
-    wide = [False]              # set once a call returned more than MOST_RESULTS results
-
-    def build(x64: int) -> Any:
-        if not available():
-            return python_call
-        return _state["jax"].pjit(jf.name, jf.fun, _CacheMiss(jf, _state["registry"], wide),
-                                  list(jf.static_argnums), list(jf.static_argnames),
-                                  (key, x64), _state["registry"], _shard_arg_fallback,
-                                  _state["cache"])
-
-    state, top, version_of = trace_state, eval_trace, registry_version
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if wide[0]:
-            return python_call(*args, **kwargs)   # many results: Python's path is faster
-        if state.trace is top:
-            x64 = 1 if _config.enable_x64 else 0
-            cpp = cpps[x64]
-            if cpp is None or seen[0] != version_of():
-                cpp = _refresh(cpps, seen, build, x64)
-            try:
-                return cpp(*args, **kwargs)
-            except ValueError as err:
-                if not str(err).startswith(_UNHASHABLE):
-                    raise
-                return slow(args, kwargs)   # raises plugax's own wording of that error
-        return slow(args, kwargs)
-
-    call._cpp_functions, call._many_results = cpps, wide
-    return call
-
-
-def _refresh(cpps: list, seen: list, build: Callable, x64: int) -> Any:
-    """(Re)build the C++ objects: on first use, and when the plugins changed (their
-    cached executables may have been compiled with rules that no longer apply)."""
-    version = registry_version()
-    if seen[0] != version:
-        for c in cpps:
-            if c is not None and hasattr(c, "_clear_cache"):
-                c._clear_cache()
-        seen[0] = version
-    if cpps[x64] is None:
-        cpps[x64] = build(x64)
-    return cpps[x64]
+    cpp = _state["jax"].pjit(jf.name, jf.fun, _CacheMiss(jf, _state["registry"]),
+                             list(jf.static_argnums), list(jf.static_argnames), key,
+                             _state["registry"], _shard_arg_fallback, _state["cache"])
+    cpp._plugax_cpp = True
+    return cpp
 
 
 def uses_cpp_dispatch(fn: Callable) -> bool:
     """Whether a function returned by `plugax.jit` dispatches its cached calls through
-    jaxlib's C++ dispatcher (False: the pure-Python path serves every call). Asking
-    checks the dispatcher, which imports jaxlib. A function that returned more than
-    MOST_RESULTS results has moved to the Python path (False from then on)."""
-    return (getattr(fn, "_cpp_functions", None) is not None and available()
-            and not fn._many_results[0])
+    jaxlib's C++ dispatcher (False: the pure-Python path serves every call)."""
+    return getattr(fn, "_plugax_cpp", False) is True
 
 
 class _CacheMiss:
     """What the C++ object calls when it has no record for a signature: the Python
-    path (trace, compile, run), then the record for the next call, if one can be made."""
+    path (trace, compile, run, or stage), then the record for the next call, if one
+    can be made."""
 
-    __slots__ = ("jf", "reg", "wide")
+    __slots__ = ("jf", "reg")
 
-    def __init__(self, jf: Any, reg: Any, wide: list):
-        self.jf, self.reg, self.wide = jf, reg, wide
+    def __init__(self, jf: Any, reg: Any):
+        self.jf, self.reg = jf, reg
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
         jf = self.jf
-        if trace_state.trace is not eval_trace or _placed_elsewhere(args, kwargs):
-            # staged calls never come through `call`; sharded inputs take jit's own path
+        if (trace_state.trace is not eval_trace or _state["key"].value == DISPATCH_STAGING
+                or _placed_elsewhere(args, kwargs)):
+            # staged (or a rule running at its parent's top level while the key says
+            # STAGING: a record would be filed under STAGING); sharded inputs take
+            # jit's own path
             return jf._call(args, kwargs), None, False
         entry, leaves = jf._entry(args, kwargs)
         if entry.const_tracers:
             return jf._call(args, kwargs), None, False
         # which leaves are device-backed must be read *before* running: the call
         # transfers host values, and the C++ side keyed this miss on what it saw
-        bufs = [x._buf if type(x) is Array else None for x in leaves]
+        bufs = [x if is_device_array(x) else None for x in leaves]
         out = run_donating(entry, leaves)
         return out, self._record(entry, bufs, args, kwargs, out), False
 
@@ -282,38 +261,27 @@ class _CacheMiss:
         if len(flat) != len(bufs) or any(a is not b for a, b in zip(flat, bufs)):
             return None     # a structure the private registry reads differently
         out_flat, out_tree = self.reg.flatten(out)
-        out_bufs = []
-        for o in out_flat:
-            if type(o).__name__ != "ArrayImpl":
-                return None
-            out_bufs.append(o)
-        if len(out_bufs) > MOST_RESULTS:
-            self.wide[0] = True      # this function's calls go straight to the Python path
-            return None
-        if len(out_bufs) != len(exe.out_avals):
+        if len(out_flat) != len(exe.out_avals) or any(
+                type(o) not in device_array_types for o in out_flat):
             return None
         n = len(bufs)
         try:
             return FastpathData(
                 exe.loaded, out_tree, [b._sharding for b in bufs],
-                [o._sharding for o in out_bufs], [o.aval for o in out_bufs],
-                [o._committed for o in out_bufs], [True] * n, [None] * n, [])
+                [o._sharding for o in out_flat], [o.aval for o in out_flat],
+                [o._committed for o in out_flat], [True] * n, [None] * n, [])
         except AttributeError:
             return None
 
 
-# The C++ dispatcher wraps each result by calling back into Python (`Array(_buf=...)`),
-# ~0.4 µs a result more than the Python path's own wrapping, which the C++ call saves
-# only once per call (~1.5 µs): measured on f32[16] leaves, a function of 3 results was
-# ~1 µs faster through C++, one of 10 ~2 µs slower. A function that returns more results
-# than this is served by the Python path from then on.
-MOST_RESULTS = 4
-
-
 def _placed_elsewhere(args: tuple, kwargs: dict) -> bool:
     """Whether an argument is an Array on anything but one device (a sharded array)."""
-    return any(type(x) is Array and x._buf is not None and not _default_placed(x._buf)
-               for x in tu.tree_leaves((args, kwargs)))
+    for x in tu.tree_leaves((args, kwargs)):
+        buf = x if type(x) in device_array_types else (
+            x._buf if type(x) is Array else None)
+        if buf is not None and not _default_placed(buf):
+            return True
+    return False
 
 
 def _default_placed(buf: Any) -> bool:

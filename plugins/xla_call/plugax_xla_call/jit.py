@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 
 import plugax.tree_util as tu
-from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapeDtypeStruct, Tracer,
+from plugax.extend import (Array, ClosedJaxpr, Jaxpr, ShapeDtypeStruct, Tracer, device_array_types,
                            active_overrides, config as _config, current_trace, eval_trace,
                            flatten_fun, jit_disabled, leaf_aval, registry_version, signature_of,
                            trace_state, trace_to_jaxpr)
@@ -38,6 +38,9 @@ from .fastpath import make_dispatcher, uses_cpp_dispatch
 from .primitive import executable_for, pjit_p
 
 __all__ = ["jit", "JitFunction", "ShapeDtypeStruct"]
+
+
+_CONTAINERS = (tuple, list, dict)
 
 
 def _call_key(args: tuple) -> tuple[Any, tuple | None]:
@@ -80,7 +83,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
     else:
         return False
     for c in children:
-        if type(c) is Array:  # the common case, without a recursive call
+        if type(c) is Array or type(c) in device_array_types:  # no recursive call
             leaves.append(c)
             key.append(signature_of(c))
         elif not _fast_flatten(c, leaves, key):
@@ -90,7 +93,7 @@ def _fast_flatten(x: Any, leaves: list, key: list) -> bool:
 
 def _leaf_key(x: Any) -> tuple:
     """What tracing depends on for one argument leaf: shape, dtype, weak type."""
-    if type(x) is Array:
+    if type(x) is Array or type(x) in device_array_types:
         return x.shape, x.dtype, x.weak_type
     a = leaf_aval(x)
     return a.shape, a.dtype, a.weak_type
@@ -121,7 +124,7 @@ class _Entry:
         try:
             outs = self._exe(leaves)
         except Exception as err:
-            if not any(type(x) is Array and x._buf is not None and x._buf.is_deleted()
+            if not any(isinstance(x, Array) and x._buf is not None and x._buf.is_deleted()
                        for x in leaves):
                 raise
             # a donated (deleted) Array passed again: the ValueError jaxlib's C++
@@ -174,7 +177,9 @@ class JitFunction:
         return self._call(args, kwargs)
 
     def as_function(self) -> Callable:
-        """The function `jit` returns: the cached top-level call, inlined.
+        """The function `jit` returns: jaxlib's C++ dispatcher for this function
+        (fastpath.py), or, when that is off or unavailable, the cached top-level call,
+        inlined in Python.
 
         Everything in `call` runs on every call of a jitted function, so it is a
         plain closure (cheaper to call than an object's `__call__`) that reads the
@@ -185,7 +190,7 @@ class JitFunction:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if simple and not kwargs and trace_state.trace is eval_trace:
-                if args and type(args[0]) is not Array:  # a container, say: no exception
+                if args and type(args[0]) in _CONTAINERS:   # no exception to pay for
                     leaves, key = _fast_key(args)
                 else:
                     try:  # `_call_key`, inlined: only Arrays have a signature
@@ -197,7 +202,7 @@ class JitFunction:
                     return entry.call(leaves)
             return slow(args, kwargs)
 
-        cpp_call = make_dispatcher(self, call)   # jaxlib's C++ dispatcher (fastpath.py)
+        cpp_call = make_dispatcher(self)   # jaxlib's C++ dispatcher (fastpath.py)
         return self._attach(call if cpp_call is None else cpp_call)
 
     def _attach(self, call: Callable) -> Callable:
@@ -339,10 +344,11 @@ def _merge(dyn: tuple, statics: dict) -> list:
 def _hashable_static(value: Any, where: Any) -> Any:
     try:
         hash(value)
-    except TypeError:
-        raise ValueError(f"Non-hashable static arguments are not supported: static argument "
-                         f"{where!r} is a {type(value).__name__} ({value!r}); pass a tuple "
-                         f"or another hashable value, or make it a non-static argument") from None
+    except TypeError as err:
+        # jaxlib's C++ dispatcher's wording (and JAX's), so both paths raise alike
+        raise ValueError(f"Non-hashable static arguments are not supported. An error "
+                         f"occurred while trying to hash an object of type {type(value)}, "
+                         f"{value!r}. The error was:\n{type(err).__name__}: {err}\n") from None
     return value
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from plugax import tree_util as tu
-from plugax.extend import Array, Tracer, get_aval, runtime
+from plugax.extend import Array, Tracer, get_aval, is_device_array, runtime
 
 from .devices import devices
 from .global_arrays import put_sharded
@@ -26,11 +26,15 @@ __all__ = ["device_put", "device_get"]
 def _put(leaf: Any) -> Any:
     if isinstance(leaf, Tracer):
         return leaf
+    if is_device_array(leaf):
+        return leaf
     if type(leaf) is not Array:
         aval = get_aval(leaf)      # refuses None, strings, object arrays, naming them
         leaf = Array(np.asarray(leaf, dtype=aval.dtype), aval.weak_type)
-    runtime().to_device(leaf)
-    return leaf
+    buf = runtime().to_device(leaf)
+    if leaf.dtype == buf.dtype and is_device_array(buf):
+        return buf    # jaxlib's array itself (core/device_arrays.py), as jit returns
+    return leaf       # float0 (bool on the device) or an array over several devices
 
 
 def _put_sharded(leaf: Any, sharding: Sharding) -> Any:

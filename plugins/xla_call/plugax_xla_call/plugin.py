@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from plugax.extend import PluginInfo, RuleSet, hookimpl
 
-from . import (aot, devices, distributed, global_arrays, jit, placement, primitive,
+from . import (aot, fastpath, devices, distributed, global_arrays, jit, placement, primitive,
                shard_map, sharding, spmd, visualize)
 
 
@@ -45,3 +45,8 @@ def plugax_frontend() -> dict:
 @hookimpl
 def plugax_array_methods() -> dict:
     return dict(sharding.ARRAY_METHODS)
+
+
+@hookimpl
+def plugax_rules_published() -> None:
+    fastpath.on_rules_published()

@@ -56,7 +56,7 @@ def same_arrays(a, b):
     lb, tb = plugax.tree_util.tree_flatten(b)
     assert ta == tb
     for x, y in zip(la, lb):
-        assert type(x) is type(y) is plugax.Array
+        assert type(x) is type(y) and isinstance(x, plugax.Array)
         assert (x.shape, x.dtype, x.weak_type) == (y.shape, y.dtype, y.weak_type)
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
@@ -74,22 +74,37 @@ def test_cached_calls_skip_python(jit):
                                rtol=1e-6)
     assert len(misses) <= 2    # the first call (and the C++ side's first lookup)
     if f.uses_cpp_dispatch():
-        assert f._cpp_functions[0]._cache_size() == 1
+        assert f._cache_size() == 1
+        assert len(misses) == 1
 
 
-def test_many_results_keep_the_python_path():
-    """Past fastpath.MOST_RESULTS results the C++ side gets no record (it would be slower);
-    the results are the same either way."""
+def test_many_results_stay_in_cpp(jit):
+    """Results are jaxlib's ArrayImpl leaves: no per-result callback into Python, so a
+    function of many results is served by the C++ path like any other."""
     x = on_device(np.linspace(0, 1, 16, dtype=np.float32))
-    for n, on_cpp in ((fastpath.MOST_RESULTS, True), (fastpath.MOST_RESULTS + 6, False)):
-        f = plugax.jit(lambda d: {k: v * 2 + 1 for k, v in d.items()})
-        d = {f"w{i}": x for i in range(n)}
-        before = f.uses_cpp_dispatch()
-        for _ in range(3):
-            out = f(d)
-        assert sorted(out) == sorted(d)
-        np.testing.assert_allclose(np.asarray(out["w0"]), np.asarray(x) * 2 + 1)
-        assert f.uses_cpp_dispatch() == (before and on_cpp)
+    f = jit(lambda d: {k: v * 2 + 1 for k, v in d.items()})
+    d = {f"w{i}": x for i in range(10)}
+    misses = []
+    entry = f.jit_function._entry
+    f.jit_function._entry = lambda *a: misses.append(1) or entry(*a)
+    for _ in range(3):
+        out = f(d)
+    assert sorted(out) == sorted(d)
+    assert all(isinstance(v, plugax.Array) for v in out.values())
+    np.testing.assert_allclose(np.asarray(out["w0"]), np.asarray(x) * 2 + 1)
+    assert len(misses) == 1   # C++: the first call; Python: its own cached path
+
+
+def test_cpp_path_returns_the_cpp_object_and_device_arrays(jit):
+    """On the C++ path `jit` returns jaxlib's PjitFunction itself (no Python wrapper);
+    on both paths a device result is jaxlib's ArrayImpl, an instance of plugax.Array."""
+    from jaxlib import _jax
+    f = jit(lambda a: a * 2)
+    y = f(on_device(np.ones(3, np.float32)))
+    assert (type(f) is _jax.PjitFunction) == fastpath.enabled()
+    assert type(y) is _jax.ArrayImpl and isinstance(y, plugax.Array)
+    assert issubclass(_jax.ArrayImpl, plugax.Array)
+    assert f.__name__ == "<lambda>" and callable(f.lower)
 
 
 def test_uses_cpp_dispatch_reports_the_path(jit):
@@ -196,6 +211,54 @@ def test_disable_jit_runs_python(jit):
         f(x)
         f(x)
     assert len(calls) == 3
+
+
+def test_a_thread_tracing_while_another_calls_at_top_level(jit):
+    """The trace state is per thread: a call inside thread A's grad is staged, while
+    thread B's top-level calls of the same function run (and are served from cache)."""
+    f = jit(lambda a: pnp.sin(a) * 2)
+    x = on_device(np.linspace(0, 1, 3, dtype=np.float32))
+    f(x)
+    f(x)
+    inside, go_on, out = threading.Event(), threading.Event(), {}
+
+    def tracer_thread():
+        def g(a):
+            inside.set()
+            go_on.wait(10)
+            out["jaxpr"] = str(plugax.make_jaxpr(f)(x))   # nested trace in this thread
+            return pnp.sum(f(a))
+        out["grad"] = np.asarray(plugax.grad(g)(x))
+
+    t = threading.Thread(target=tracer_thread)
+    t.start()
+    inside.wait(10)
+    for _ in range(5):    # meanwhile, top level in this thread: run, not staged
+        y = f(x)
+    assert isinstance(y, plugax.Array) and not isinstance(y, plugax.extend.Tracer)
+    go_on.set()
+    t.join()
+    np.testing.assert_allclose(out["grad"], 2 * np.cos(np.asarray(x)), rtol=1e-6)
+    assert "pjit" in out["jaxpr"]
+    np.testing.assert_allclose(np.asarray(y), 2 * np.sin(np.asarray(x)), rtol=1e-6)
+
+
+def test_override_block_stages_cached_calls(jit):
+    """Inside a rule override, a cached function is traced again with the block's rules
+    (the dispatch key is STAGING there), and served from cache again afterwards."""
+    from plugax.core import rules as R
+    from plugax.extend import RuleSet, get_primitive, override
+    sin_p, cos_p = get_primitive("sin"), get_primitive("cos")
+    as_cos = {platform: table[cos_p] for platform, table in R.lowering_rules.items()
+              if cos_p in table}
+    f = jit(lambda a: pnp.sin(a))
+    x = on_device(np.zeros(2, np.float32))
+    f(x)
+    f(x)
+    with override(RuleSet(sin_p, lowering=as_cos)):
+        inner = np.asarray(f(x))
+    assert inner.tolist() == [1.0, 1.0]
+    assert np.asarray(f(x)).tolist() == [0.0, 0.0]
 
 
 def test_calls_from_several_threads(jit):
@@ -353,6 +416,53 @@ def test_jax_imported_first_keeps_its_own_states():
     assert out == ["float64", "[3.0,", "3.0]", "True"]
 
 
+JAX_AND_PLUGAX = """
+import sys, numpy as np
+{first}
+f = plugax.jit(lambda a: plugax.numpy.sin(a) * 2)
+x = f(np.ones(2, np.float32)); f(x); f(x)
+staged = "pjit" in str(plugax.make_jaxpr(lambda a: f(a))(x))
+g = float(plugax.grad(lambda a: plugax.numpy.sum(f(a)))(x)[0])
+with plugax.disable_jit():
+    nojit = type(f(x)).__name__
+jf = jax.jit(lambda a: jax.numpy.cos(a) + 1)
+jx = jf(np.ones(2, np.float32)); jf(jx)
+jstaged = "jit" in str(jax.make_jaxpr(lambda a: jf(a))(jx))
+with jax.disable_jit():
+    jnojit = float(jf(jx)[0])
+jax.config.update("jax_enable_x64", True)
+j64 = str(jax.jit(lambda a: a * 2)(np.ones(2)).dtype)
+jax.config.update("jax_enable_x64", False)
+plugax.config.update("enable_x64", True)
+p64 = str(plugax.jit(lambda a: a * 2)(np.ones(2)).dtype)
+plugax.config.update("enable_x64", False)
+# operators and methods: plugax's on plugax's arrays, JAX's on JAX's (one class)
+mine = (x * 2 + 1)[0].item(), isinstance(x.at[0].set(3.0), plugax.Array), x.T.shape
+theirs = (jx * 2)[0].item(), isinstance(jx, plugax.Array), type(jx.at[0].set(3.0).aval).__module__
+assert mine[1:] == (True, (2,)), mine
+assert theirs[1:] == (False, "jax._src.core"), theirs
+assert abs(mine[0] - (float(np.asarray(x)[0]) * 2 + 1)) < 1e-5
+assert isinstance(plugax.numpy.sin(jx), plugax.Array)   # a JAX array is an array-like
+print(staged, round(g, 4), nojit, jstaged, round(jnojit, 4), j64, p64,
+      round(float(np.asarray(f(x))[1]), 4), type(x).__name__, f.uses_cpp_dispatch())
+"""
+
+
+@pytest.mark.parametrize("first", ["jax", "plugax"])
+def test_jax_imported_before_or_after_plugax(first):
+    """JAX sets jaxlib's process-global states and its own jit-key Configs: plugax's
+    dispatch key, x64 flag and disable_jit must keep working beside JAX's, whichever
+    library is imported first, and JAX's likewise."""
+    pytest.importorskip("jax")
+    imports = ("import jax, jax.numpy, plugax, plugax.numpy" if first == "jax"
+               else "import plugax, plugax.numpy\nplugax.jit(lambda a: a)(np.ones(1))\n"
+                    "import jax, jax.numpy")
+    out = subprocess.run([sys.executable, "-c", JAX_AND_PLUGAX.format(first=imports)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "-0.2238", "Array", "True", "1.0305", "float64", "float64",
+                   "1.9874", "ArrayImpl", "True"], out
+
+
 def test_host_callbacks_run_on_every_call(jit):
     """A program that calls back into Python keeps the Python path (declined)."""
     if not hasattr(plugax, "pure_callback"):   # plugax.debug.callback comes with it
@@ -365,3 +475,34 @@ def test_host_callbacks_run_on_every_call(jit):
     out.block_until_ready()
     assert len(seen) == 4
     np.testing.assert_array_equal(np.asarray(out), np.full(4, 2))
+
+
+FIRST_JIT_INSIDE_A_TRACE = """
+import numpy as np, plugax, plugax.numpy as pnp
+fs = []
+def g(a):
+    f = plugax.jit(lambda v: pnp.sin(v) * 2)   # the process's first jit: the key is installed
+    fs.append(f)                               # while grad's trace is current
+    return pnp.sum(f(a)) + pnp.sum(f(a))
+x = np.ones(3, np.float32)
+d = plugax.grad(g)(x)
+f = fs[0]
+y = plugax.device_put(np.ones(3, np.float32))
+misses = []
+entry = f.jit_function._entry
+f.jit_function._entry = lambda *a: misses.append(1) or entry(*a)
+for _ in range(4):
+    f(y)                                       # back at the top level: cached in C++
+top_misses = len(misses)
+staged = "pjit" in str(plugax.make_jaxpr(lambda a: f(a))(y))
+print(round(float(d[0]), 4), top_misses, staged, f.uses_cpp_dispatch())
+"""
+
+
+def test_first_jit_inside_a_trace():
+    """The dispatch key installed while a transformation runs (the first `jit` of the
+    process is inside grad): that block stages, and the top level is served from the
+    C++ cache once it ends."""
+    out = subprocess.run([sys.executable, "-c", FIRST_JIT_INSIDE_A_TRACE],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(round(4 * np.cos(1.0), 4)), "1", "True", "True"], out
