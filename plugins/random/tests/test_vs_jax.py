@@ -6,7 +6,8 @@ stored as their bit patterns. Every case is checked eagerly and under `jit`; a
 representative subset also under `vmap` over a batch of keys and inside `lax.scan`.
 Bit-exact everywhere except where `ULP` says: dirichlet's final softmax, ball's power
 and f's quotients (under an outer jit) differ from JAX's compiled program by 1-2 ulp
-(XLA fuses them differently).
+(XLA fuses them differently); beta and orthogonal, computed eagerly through NumPy,
+by as much as NumPy's build rounds its transcendental functions and QR.
 """
 from __future__ import annotations
 
@@ -112,7 +113,11 @@ CASES = {
     "bits_empty": (22, lambda R, k: R.bits(k, (0,))),
 }
 
-ULP = {"dirichlet": 2, "dirichlet_batch": 2, "ball": 1, "f": 2}   # f: under an outer jit only
+ULP = {"dirichlet": 2, "dirichlet_batch": 2, "ball": 1, "f": 2,   # f: under an outer jit only
+       # eager: NumPy's log/exp (beta's gammas) and its LAPACK QR (orthogonal) round the
+       # last bit differently between NumPy builds (exact on earlier CI runs, 1-2 ulp off with
+       # NumPy 2.4.6)
+       "beta": 2, "orthogonal": 2, "orthogonal_nm": 2}
 # what a case needs beyond the random family (tox env `random` loads only its requirements)
 # the subset checked under vmap and scan (one of each kind of sampler)
 TRANSFORMED = ["bits", "split", "fold_in", "uniform_range", "normal", "bernoulli", "randint",
