@@ -26,7 +26,8 @@ plugins: $(VENV)/.stamp-base
 # idle one): hypothesis examples are derandomized (the same on every run) and the
 # composition matrix runs a fixed sample (every single transformation, about a quarter
 # of the pairs covering every ordered pair and every program, 2 of 8 triples per
-# program; tests/composition/harness.py, default_paths). `make test-full`
+# program; tests/composition/harness.py, default_paths; the error-state matrix's deeper
+# compositions at half of its sites). `make test-full`
 # (PLUGAX_TEST_FULL=1, ~2x longer) runs every case of the matrix, and hypothesis draws
 # new random examples each run. See conftest.py and README.md, "Testing".
 # The plugin run is spread over TEST_WORKERS pytest-xdist processes (-n; 0 or 1: one
