@@ -22,14 +22,15 @@ plugins: $(VENV)/.stamp-base
 # stamp installs them): pyproject's norecursedirs keeps a bare `pytest plugins` from
 # collecting their tests where they are not installed, so the plugin run names them.
 #
-# `make test` is the everyday run (budget: under 10 minutes on 2 cores; ~600 s of CPU
-# time, down from ~810 s, spread over 2 processes): hypothesis examples are derandomized (the same on every run) and the
-# composition matrix runs a fixed sample (every single transformation, about a quarter
-# of the pairs covering every ordered pair and every program, 2 of 8 triples per
-# program; tests/composition/harness.py, default_paths; the error-state matrix's deeper
-# compositions at half of its sites). `make test-full`
-# (PLUGAX_TEST_FULL=1; the composition matrix takes ~2.5x its sample's time) runs every case of the matrix, and hypothesis draws
-# new random examples each run. See conftest.py and README.md, "Testing".
+# `make test` is the everyday run (budget: under 10 minutes on 2 cores; ~600 s of
+# CPU time, down from ~810 s, spread over 2 processes): hypothesis examples are
+# derandomized (the same on every run) and the composition matrix runs a fixed sample
+# (every single transformation, about a quarter of the pairs covering every ordered
+# pair and every program, 2 of 8 triples per program: tests/composition/harness.py,
+# default_paths; the error-state matrix's deeper compositions at half of its sites).
+# `make test-full` (PLUGAX_TEST_FULL=1; the composition matrix takes ~2.5x its
+# sample's time) runs every case, and hypothesis draws new random examples each run.
+# See conftest.py and README.md, "Testing".
 # The plugin run is spread over TEST_WORKERS pytest-xdist processes (-n; 0 or 1: one
 # process); the kernel run stays in one process (it is short: workers cost more than
 # they save).
