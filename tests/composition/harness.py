@@ -36,6 +36,7 @@ float64 (the tests enable x64) on tiny inputs.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import zlib
 from dataclasses import dataclass
@@ -438,6 +439,44 @@ def sampled_triples(program: Any, k: int = TRIPLES_PER_PROGRAM) -> list[tuple[st
             if applicable(program, p) is None]
     rng = random.Random(zlib.crc32(program.name.encode()))
     return sorted(rng.sample(pool, min(k, len(pool))))
+
+
+# --- the default sample (`make test`); PLUGAX_TEST_FULL=1 (`make test-full`) runs all ------
+
+FULL = os.environ.get("PLUGAX_TEST_FULL", "") not in ("", "0")
+SAMPLE_EVERY = 4            # `make test` runs about 1 in SAMPLE_EVERY pairs and triples
+
+
+def default_paths(index: int, program: Any) -> list[tuple[str, ...]]:
+    """The paths `make test` runs on the program PROGRAMS[index] (under
+    PLUGAX_TEST_FULL=1: every path of the matrix). A fixed design, not a random draw:
+
+    - every single transformation runs (a broken stage is still named by its own id);
+    - the pair (a, b) runs where ``(a + b + index) % SAMPLE_EVERY == 0`` (a, b: positions
+      in TRANSFORMS): each ordered pair runs on every SAMPLE_EVERY-th program, rotating
+      through the program list, so every group of programs (listed together) meets
+      nearly every pair; and each program gets every transformation as the outer one
+      and as the inner one 2 or 3 times;
+    - where a program's applicable pairs are fewer (a while_loop rules out reverse mode,
+      a custom_vjp forward mode), a transformation left with no pair as the outer (or
+      inner) one gets the applicable pair nearest to the rotation;
+    - of its triples (sorted), the one at rank r runs where
+      ``(r + index) % SAMPLE_EVERY == 0``: 2 of 8.
+    test_default_sample_covers_every_pair_and_program checks these properties.
+    """
+    every_pair, triples = pairs(program), sampled_triples(program)
+    if FULL:
+        return singles(program) + every_pair + triples
+    shift = lambda p: (sum(TRANSFORMS.index(t) for t in p) + index) % SAMPLE_EVERY
+    chosen = [p for p in every_pair if shift(p) == 0]
+    for position in (0, 1):
+        for t in TRANSFORMS:
+            options = [p for p in every_pair if p[position] == t]
+            if options and not any(p[position] == t for p in chosen):
+                chosen.append(min(options, key=lambda p: (shift(p), every_pair.index(p))))
+    chosen.sort(key=every_pair.index)
+    return (singles(program) + chosen
+            + [q for r, q in enumerate(triples) if (r + index) % SAMPLE_EVERY == 0])
 
 
 def to_float32(tree: Any) -> Any:
