@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .core.trace import EvalTrace, _state as _trace_state, eval_trace
+from .core.trace import EvalTrace, _state as _trace_state, count_non_eager, eval_trace
 
 __all__ = ["disable_jit", "jit_disabled", "named_call", "named_scope"]
 
@@ -44,6 +44,7 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
     """Run jitted functions as ordinary Python inside the block (this thread)."""
     previous, prev_trace = _local.disabled, _trace_state.trace
     _local.disabled = bool(disable)
+    count_non_eager(1)   # before the switch: eager fast paths then ask this thread
     if disable and prev_trace is eval_trace:
         _trace_state.trace = _no_jit_trace
     try:
@@ -52,6 +53,7 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
         _local.disabled = previous
         if _trace_state.trace is _no_jit_trace and prev_trace is eval_trace:
             _trace_state.trace = eval_trace
+        count_non_eager(-1)
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:

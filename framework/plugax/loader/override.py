@@ -34,7 +34,8 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from ..core import rules as R
-from ..core.trace import EvalTrace, Primitive, _state as _trace_state, eval_trace
+from ..core.trace import EvalTrace, Primitive, _state as _trace_state, count_non_eager, \
+    eval_trace
 from ..errors import PlugaxError
 from .registry import registry
 from .ruleset import RuleSet
@@ -273,6 +274,7 @@ class override:
         local.key = (*local.key, *self.rulesets)
         local.stack.append(frame)
         frame.prev_trace = _trace_state.trace
+        count_non_eager(1)   # before the switch: eager fast paths then ask this thread
         if _trace_state.trace is eval_trace:
             _trace_state.trace = _override_trace
         self._frames.setdefault(threading.get_ident(), []).append(frame)
@@ -291,6 +293,7 @@ class override:
         local.active, local.key = frame.prev_active, frame.prev_key
         if _trace_state.trace is _override_trace and frame.prev_trace is eval_trace:
             _trace_state.trace = eval_trace
+        count_non_eager(-1)
         _release(self.rules)
 
     def __repr__(self) -> str:
