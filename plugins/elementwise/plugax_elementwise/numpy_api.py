@@ -132,19 +132,22 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
                     return typed_array(out, a)
                 return Array(out, a.weak_type)
         if (t1 is Array or isinstance(x1, Tracer)) and (t2 is Array or isinstance(x2, Tracer)):
-            # Arrays and tracers carry dtype, weak_type and shape as attributes
-            d = x1.dtype
-            if (d is x2.dtype or d == x2.dtype) and d in ok and x1.weak_type == x2.weak_type:
-                same_shape = x1.shape == x2.shape
+            # Arrays and tracers carry an aval: dtype, weak_type and shape read from it
+            # (one attribute load each; Array's own shape & co. are properties)
+            a1, a2 = x1.aval, x2.aval
+            d = a1.dtype
+            if (d is a2.dtype or d == a2.dtype) and d in ok and a1.weak_type == a2.weak_type:
+                s1, s2 = a1.shape, a2.shape
+                same_shape = s1 == s2
                 # `state.trace is eval_trace` is is_eager(), inlined
                 if t1 is Array and t2 is Array and d in eager_ok and state.trace is eval_trace \
                         and (f := cell[0]) is not None and not same_shape \
-                        and broadcast_pair(x1.shape, x2.shape) is not None:
+                        and broadcast_pair(s1, s2) is not None:
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
-                    return Array(f(array_value(x1), array_value(x2)), x1.weak_type)
+                    return Array(f(array_value(x1), array_value(x2)), a1.weak_type)
                 if same_shape:
                     return _bind_checked(prim, x1, x2, eager_ok, sigs)
-                out = broadcast_pair(x1.shape, x2.shape)   # one dtype: no promotion
+                out = broadcast_pair(s1, s2)   # one dtype: no promotion
                 if out is not None:
                     return prim.bind(_broadcast_to(x1, out), _broadcast_to(x2, out))
         elif t2 in _PY_NUMBERS and (t1 is Array or isinstance(x1, Tracer)):
