@@ -221,9 +221,9 @@ def _call_jaxpr_fun(call_jaxpr):
 
 
 def _custom_call_impl(ctx, *args, call_jaxpr, **_):
-    from .core.array import Array
+    from .core.array import Array, host_value
     outs = eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *[Array(a) for a in args])
-    return [o._value for o in outs]
+    return [host_value(o) for o in outs]
 
 
 def _custom_call_expand(ctx, *args, call_jaxpr, **_):

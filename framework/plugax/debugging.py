@@ -13,8 +13,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .core.trace import EvalTrace, _state as _trace_state, eval_trace, restore_dispatch, \
-    stage_dispatch
+from .core.trace import EvalTrace, _state as _trace_state, count_non_eager, eval_trace, \
+    restore_dispatch, stage_dispatch
 
 __all__ = ["disable_jit", "jit_disabled", "named_call", "named_scope"]
 
@@ -46,6 +46,7 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
     previous, prev_trace = _local.disabled, _trace_state.trace
     _local.disabled = bool(disable)
     token = None
+    count_non_eager(1)   # before the switch: eager fast paths then ask this thread
     if disable and prev_trace is eval_trace:
         _trace_state.trace = _no_jit_trace
         token = stage_dispatch()   # jaxlib's C++ dispatch must not serve calls in here
@@ -57,6 +58,7 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
             _trace_state.trace = eval_trace
         if token is not None:
             restore_dispatch(token, prev_trace)
+        count_non_eager(-1)
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:

@@ -18,7 +18,7 @@ plugin API version `plugin_api_version`; they change only with a new version.
 from .config import config
 from .core.avals import ShapedArray, format_operands, get_aval
 from .core.array import (Array, array_value, host_array, shared_constant, signature_id,
-                         signature_of)
+                         signature_of, typed_array)
 from .core.rules import RuleContext, RuleKind, define_rule_kind, rule_kinds, missing_rule
 from .core.trace import Primitive, bind, Tracer, is_eager, Trace, new_trace_context, \
     set_dispatch_key, STAGING as DISPATCH_STAGING
@@ -59,7 +59,14 @@ from .lowering.host_callback import CallbackError, emit_host_callback, \
 from .api import flatten_fun
 from .shapes import ShapeDtypeStruct, canonicalize_axis, leaf_aval
 from .debugging import jit_disabled
-from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state
+from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state, \
+    non_eager_blocks
+from .core.avals import interned_aval
+from operator import attrgetter as _attrgetter
+
+# The NumPy value of a host Array, read by a C getter for eager fast paths: it raises
+# AttributeError for a device-backed Array not read yet (`array_value` fetches it).
+eager_value = _attrgetter("_value")
 from .loader.hookspec import hookimpl
 from .loader.namespaces import overrides_name
 from .loader.ruleset import RuleSet, PluginInfo, Transformation
@@ -73,6 +80,7 @@ from .structural import (axes_removing_batching, checked_impl, linear_jvp, shape
 
 __all__ = [
     "overrides_name", "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value", "host_array",
+    "typed_array", "eager_value", "interned_aval", "non_eager_blocks",
     "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
     "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
     # dtypes: constants, predicates, constructors, the promotion lattice

@@ -126,10 +126,14 @@ def _trampoline(name: str, binary: bool) -> Callable:
     return trampoline
 
 
-def _first_use_getattr(original: Callable) -> Callable:
+def _no_attribute(self: Any, name: str) -> Any:
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _first_use_getattr(original: Callable | None) -> Callable:
     def __getattr__(self: Any, name: str) -> Any:
         try:
-            return original(self, name)
+            return (original or _no_attribute)(self, name)
         except AttributeError:
             if name in _PROBES or (name[:1] == "_" and name[:2] != "__") or not load():
                 raise
@@ -147,8 +151,10 @@ def install_trampolines(cls: type) -> None:
     for name in BINARY_OPERATORS + OTHER_OPERATORS:
         if name not in cls.__dict__:
             setattr(cls, name, _trampoline(name, name in BINARY_OPERATORS))
+    # also on a class without `__getattr__` (Array has none: it would slow every
+    # attribute load); removed again once the plugins are loaded
     getattr_ = cls.__dict__.get("__getattr__")
-    if getattr_ is not None and not is_trampoline(getattr_):
+    if not is_trampoline(getattr_):
         cls.__getattr__ = _first_use_getattr(getattr_)
 
 
@@ -156,7 +162,7 @@ def remove_trampolines(cls: type) -> None:
     """Once the plugins are loaded: `cls` as it would be without first-use machinery."""
     for name, value in list(cls.__dict__.items()):
         if is_trampoline(value):
-            if name == "__getattr__":
+            if name == "__getattr__" and value.original is not None:
                 cls.__getattr__ = value.original
             else:
                 delattr(cls, name)

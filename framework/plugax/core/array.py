@@ -1,10 +1,10 @@
 """`plugax.Array`: the one array type every plugax function returns.
 
 It holds a NumPy buffer, a device buffer (a jaxlib array made by jit), or
-both: a device-backed Array copies itself to the host once, on the first read of
-`_value` (see `__getattr__`), so results of jitted calls stay on the device
-until someone looks at them. Shape, dtype and weak type are plain attributes
-because eager code reads them on every operation. Operators and methods (`+`, `@`, `.sum()`, indexing, ...) are installed on the
+both: a device-backed Array copies itself to the host once, when `host_value`
+first reads it, so results of jitted calls stay on the device until someone
+looks at them. Shape, dtype and weak type live in one interned aval, which
+eager code compares by identity. Operators and methods (`+`, `@`, `.sum()`, indexing, ...) are installed on the
 class by plugins through the `plugax_array_methods` hook, so the kernel stays
 ignorant of every primitive.
 """
@@ -17,19 +17,24 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, first_use
-from .avals import ShapedArray, register_aval_handler, signature_id
+from .avals import ShapedArray, aval_of, register_aval_handler, signature_id
 from .device_types import ArrayType
 
 __all__ = ["Array", "as_array", "typed_array", "host_array", "canonicalize_value", "signature_id",
-           "shared_constant", "array_value", "signature_of"]
+           "shared_constant", "array_value", "signature_of", "host_value"]
 
 
 class Array(metaclass=ArrayType):
-    """An immutable n-dimensional array (host- or device-backed; jaxlib's device
-    arrays, once registered, are Arrays too: core/device_arrays.py)."""
+    """An immutable n-dimensional array.
 
-    __slots__ = ("_value", "_buf", "_sig", "_aval", "shape", "dtype", "weak_type",
-                 "__weakref__")
+    Three slots: the NumPy value, the device buffer, and the interned aval, which
+    is shape, dtype and weak type in one object (an eager result is built with two
+    or three slot writes). No `__getattr__`: it would defeat CPython's attribute
+    specialisation on every `x._value`/`x.aval` load of the eager hot paths; a
+    device-backed Array's `_value` is unset until `host_value` fetches it.
+    """
+
+    __slots__ = ("_value", "_buf", "_aval", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any = None, weak_type: bool = False, _buf: Any = None):
@@ -38,17 +43,12 @@ class Array(metaclass=ArrayType):
             # xla_call plugin registers Array as a pytree node of `_buf` and `weak_type`)
             aval = _buf.aval   # the ShapedArray its result handler was made with
             self._buf = _buf
-            self._aval = aval
-            self.shape = aval.shape
-            self.dtype = aval.dtype
-            self.weak_type = weak_type
+            self._aval = aval if aval.weak_type == weak_type and type(aval) is ShapedArray \
+                else aval_of(aval.shape, aval.dtype, bool(weak_type))
             return
         self._value = value
         self._buf = None
-        self._aval = None   # built on first use, then kept: transformations ask repeatedly
-        self.shape = value.shape
-        self.dtype = value.dtype
-        self.weak_type = weak_type
+        self._aval = aval_of(value.shape, value.dtype, bool(weak_type))
 
     @classmethod
     def from_buffer(cls, buf: Any, aval: ShapedArray, sig: int | None = None) -> "Array":
@@ -56,42 +56,19 @@ class Array(metaclass=ArrayType):
         self = object.__new__(cls)
         self._buf = buf
         self._aval = aval
-        self.shape = aval.shape
-        self.dtype = aval.dtype
-        self.weak_type = aval.weak_type
-        if sig is not None:
-            self._sig = sig
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for unset slots: `_value` of a device-backed Array, and
-        # `_sig`, computed on first use.
-        if name == "_sig":
-            sig = self._sig = signature_id(self.shape, self.dtype, self.weak_type)
-            return sig
-        if name == "_value":
-            buf = object.__getattribute__(self, "_buf")
-            if buf is not None:
-                if buf.is_deleted():   # donated to a jitted call (JAX's error and wording)
-                    raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}"
-                                       f"[{','.join(map(str, self.shape))}].")
-                value = np.asarray(buf)
-                if value.dtype == object:  # bfloat16 & co., or a buffer over devices
-                    from ..runtime.sharded import host_value
-                    value = host_value(buf)
-                self._value = value
-                return value
-        raise AttributeError(f"'Array' object has no attribute '{name}'")
-
-    @property
-    def aval(self) -> ShapedArray:
-        return _array_aval(self)
+    # shape, dtype, weak type and signature id are the aval's (C-level getters: no frame)
+    shape = property(operator.attrgetter("_aval.shape"))
+    dtype = property(operator.attrgetter("_aval.dtype"))
+    weak_type = property(operator.attrgetter("_aval.weak_type"))
+    _sig = property(operator.attrgetter("_aval._sig"))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        return np.asarray(self._value, dtype=dtype)
+        return np.asarray(host_value(self), dtype=dtype)
 
     def block_until_ready(self) -> "Array":
         """Wait for the device computation producing this Array (no-op for host values)."""
@@ -103,25 +80,25 @@ class Array(metaclass=ArrayType):
         return self._buf is None or self._buf.is_ready()
 
     def item(self) -> Any:
-        return np.asarray(self._value).item()
+        return np.asarray(host_value(self)).item()
 
     def tolist(self) -> Any:
-        return np.asarray(self._value).tolist()
+        return np.asarray(host_value(self)).tolist()
 
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return bool(host_value(self))
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(host_value(self))
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(host_value(self))
 
     def __complex__(self) -> complex:
-        return complex(self._value)
+        return complex(host_value(self))
 
     def __index__(self) -> int:
-        return int(np.asarray(self._value).__index__())
+        return int(np.asarray(host_value(self)).__index__())
 
     def __len__(self) -> int:
         if not self.shape:
@@ -136,21 +113,21 @@ class Array(metaclass=ArrayType):
     __hash__ = None  # type: ignore[assignment]  # arrays are mutable-looking values
 
     def __repr__(self) -> str:
-        value = np.asarray(self._value)
+        value = np.asarray(host_value(self))
         extra = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         body = np.array2string(value, separator=", ", prefix="Array(")
         return f"Array({body}{extra})"
 
     def __str__(self) -> str:
-        return str(np.asarray(self._value))
+        return str(np.asarray(host_value(self)))
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
-            return format(np.asarray(self._value).item(), spec)
+            return format(np.asarray(host_value(self)).item(), spec)
         return format(str(self), spec)
 
     def __reduce__(self):
-        return (Array, (np.asarray(self._value), self.weak_type))
+        return (Array, (np.asarray(host_value(self)), self.weak_type))
 
 
 _NON_CANONICAL = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
@@ -171,17 +148,37 @@ def typed_array(value: np.ndarray, aval: ShapedArray) -> Array:
     """An Array of the ndarray `value`, whose type `aval` is already known.
 
     Eager evaluation knows each result's aval before it wraps it (abstract_eval
-    ran first), so the Array is born with that aval and its signature id instead
-    of rebuilding them when it is next used as an operand."""
+    ran first), so the Array is born with that aval: three slot writes. `value`
+    must already have `aval`'s shape and dtype; `aval` should be interned
+    (`interned_aval`), so eager fast paths recognise it by identity."""
     self = _new_object(Array)
     self._value = value
     self._buf = None
     self._aval = aval
-    self._sig = aval._sig
-    self.shape = aval.shape
-    self.dtype = aval.dtype
-    self.weak_type = aval.weak_type
     return self
+
+
+def host_value(x: Array) -> np.ndarray:
+    """The NumPy value of an Array, copied from its device buffer on the first read.
+
+    A device-backed Array (a jitted call's result) leaves `_value` unset until
+    someone looks at it, so results stay on the device until needed."""
+    try:
+        return x._value
+    except AttributeError:
+        pass
+    buf = x._buf
+    if buf is None:
+        raise AttributeError("'Array' object has no attribute '_value'")
+    if buf.is_deleted():   # donated to a jitted call (JAX's error and wording)
+        raise RuntimeError(f"Array has been deleted with shape={x.dtype.name}"
+                           f"[{','.join(map(str, x.shape))}].")
+    value = np.asarray(buf)
+    if value.dtype == object:  # bfloat16 & co., or a buffer over devices
+        from ..runtime.sharded import host_value as sharded_value
+        value = sharded_value(buf)
+    x._value = value
+    return value
 
 
 def host_array(value: np.ndarray, shape: tuple, dtype: np.dtype, weak_type: bool) -> Array:
@@ -192,10 +189,8 @@ def host_array(value: np.ndarray, shape: tuple, dtype: np.dtype, weak_type: bool
     and building the slots directly is cheaper than `Array.__init__`'s checks."""
     self = _new_object(Array)
     self._value = value
-    self._buf = self._aval = None
-    self.shape = shape
-    self.dtype = dtype
-    self.weak_type = weak_type
+    self._buf = None
+    self._aval = aval_of(shape, dtype, weak_type)
     return self
 
 
@@ -236,27 +231,15 @@ def shared_constant(value: Any, dtype: Any, weak_type: bool = False) -> Array:
     return c
 
 
-def _array_aval(x: Array) -> ShapedArray:
-    """The aval of an Array: made once per Array (this runs for nearly every operation
-    under a transformation, often several times for the same value), and without
-    ShapedArray's normalisation, since an Array's shape is already a tuple of ints and
-    its dtype a NumPy dtype."""
-    aval = x._aval
-    if aval is None:
-        aval = x._aval = _new_object(ShapedArray)
-        aval.shape = x.shape
-        aval.dtype = x.dtype
-        aval.weak_type = bool(x.weak_type)
-    return aval
-
-
 _new_object = object.__new__
 
 # Public, C-level readers of an Array's NumPy value and signature id, for plugins'
 # fast paths (eager shortcuts, jit's cache key): the attributes themselves stay private.
-array_value = operator.attrgetter("_value")
-signature_of = operator.attrgetter("_sig")
-register_aval_handler(Array, _array_aval)
+array_value = host_value
+signature_of = operator.attrgetter("_aval._sig")
+# `x.aval` is the `_aval` slot itself (a specialised slot load, no property call)
+Array.aval = Array.__dict__["_aval"]
+register_aval_handler(Array, operator.attrgetter("_aval"))
 # Until the plugins load (on first use), Array's operators and plugin-given methods are
 # trampolines that load them (plugax/first_use.py); the loader removes what is left.
 first_use.install_trampolines(Array)

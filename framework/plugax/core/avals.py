@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes
 
-__all__ = ["ShapedArray", "get_aval", "register_aval_handler", "signature_id", "format_operands"]
+__all__ = ["ShapedArray", "interned_aval", "aval_of", "get_aval", "register_aval_handler", "signature_id", "format_operands"]
 
 _signature_ids: dict[tuple, int] = {}
 
@@ -36,22 +36,21 @@ def signature_id(shape: tuple, dtype: Any, weak_type: bool) -> int:
 
 
 class ShapedArray:
-    """The set of all arrays with a given shape, dtype and weak type."""
+    """The set of all arrays with a given shape, dtype and weak type.
+
+    Its signature id `_sig` is computed once, here: caches key on it (the memoised
+    abstract_eval, eager fast paths) and it is the hash. No `__getattr__`: a class
+    with one defeats CPython's attribute-load specialisation for all its attributes.
+    """
 
     __slots__ = ("shape", "dtype", "weak_type", "_sig")
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False):
-        self.shape = _normal_shape(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = bool(weak_type)
-
-    def __getattr__(self, name: str) -> Any:
-        # only reached for the unset `_sig` slot: computed on first use, then a slot read
-        if name == "_sig":
-            sig = self._sig = signature_id(self.shape, self.dtype, self.weak_type)
-            return sig
-        raise AttributeError(f"'ShapedArray' object has no attribute '{name}'")
+        self.shape = shape = _normal_shape(shape)
+        self.dtype = dtype = np.dtype(dtype)
+        self.weak_type = weak_type = bool(weak_type)
+        self._sig = signature_id(shape, dtype, weak_type)
 
     @property
     def ndim(self) -> int:
@@ -73,7 +72,7 @@ class ShapedArray:
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return self._sig
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is ShapedArray and self.shape == other.shape
@@ -84,6 +83,27 @@ class ShapedArray:
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
     __str__ = __repr__
+
+
+_interned: dict[int, ShapedArray] = {}
+
+
+def interned_aval(aval: ShapedArray) -> ShapedArray:
+    """The one shared ShapedArray equal to `aval` (a plain ShapedArray).
+
+    Arrays and the memoised abstract_eval hold interned avals, so an eager fast
+    path tells "same shape, dtype and weak type" by identity (`a is b`), and an
+    eager result is born with its aval instead of building one."""
+    shared = _interned.get(aval._sig)
+    if shared is None:
+        shared = _interned.setdefault(aval._sig, aval)
+    return shared
+
+
+def aval_of(shape: tuple, dtype: np.dtype, weak_type: bool) -> ShapedArray:
+    """The interned ShapedArray of (shape, dtype, weak type): shape a tuple of ints."""
+    shared = _interned.get(signature_id(shape, dtype, weak_type))
+    return shared if shared is not None else interned_aval(ShapedArray(shape, dtype, weak_type))
 
 
 _normal_shapes: dict[tuple, tuple] = {}

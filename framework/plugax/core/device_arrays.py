@@ -64,6 +64,7 @@ def _value(self: Any) -> np.ndarray:
 # `weak_type`); the device type's native ones (aval, block_until_ready, ...) are kept.
 _OWN = {
     "_value": property(_value),
+    "_aval": property(lambda self: _aval_of(self)),   # what Array keeps in its slot
     "_sig": property(lambda self: _aval_of(self)._sig),
     # the device buffer of a device array is itself (a JAX-made one is not plugax's)
     "_buf": property(lambda self: self if type(self.aval) is ShapedArray else None),

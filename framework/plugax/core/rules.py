@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..config import config
 from ..errors import MissingRuleError
+from .avals import ShapedArray, interned_aval
 from .frames import user_frame
 
 __all__ = [
@@ -213,6 +214,8 @@ def abstract_eval(primitive: Any, avals_in: list, params: dict, transformation: 
     if out is None:
         generation = _generation[0]
         out = run_abstract_eval(primitive, avals_in, params, transformation)
+        if type(out) is ShapedArray:   # shared: eager results carry it (see interned_aval)
+            out = interned_aval(out)
         # under the lock: an override starting in another thread meanwhile either
         # purges this entry or is seen here (see bypass_abstract_eval_cache); a
         # rebuild meanwhile bumped the generation

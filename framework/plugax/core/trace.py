@@ -21,8 +21,8 @@ import numpy as np
 from .. import first_use
 from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversionError, \
     UnexpectedTracerError
-from .array import Array, canonicalize_value, typed_array
-from .avals import ShapedArray, get_aval
+from .array import Array, canonicalize_value, host_value, typed_array
+from .avals import ShapedArray, get_aval, interned_aval
 from .device_types import device_array_types
 from .frames import user_frame
 from .memory import check_fits
@@ -84,6 +84,21 @@ class _TraceState(threading.local):
         self.trace: Trace = eval_trace
 
 
+# How many blocks that make a thread's interpreter something other than `eval_trace`
+# (a transformation, set_current_trace, an override block, disable_jit) are open,
+# over all threads. While it is 0 no thread is tracing, so eager fast paths skip
+# the thread-local lookup; otherwise they ask `_state` as before. Overcounting is
+# harmless (only slower); every such block counts itself before it switches.
+non_eager_blocks = [0]
+_count_lock = threading.Lock()
+
+
+def count_non_eager(delta: int) -> None:
+    """Open (+1) or close (-1) a block that may make this thread's trace non-eager."""
+    with _count_lock:
+        non_eager_blocks[0] += delta
+
+
 def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `primitive` under the current trace. Arrays positional, metadata by keyword."""
     return _state.trace.process_primitive(primitive, args, params)
@@ -102,12 +117,13 @@ def is_eager() -> bool:
     another EvalTrace): there the thread's rules may differ from the tables',
     so a fast path that inlines a loaded rule must bind instead.
     """
-    return _state.trace is eval_trace
+    return not non_eager_blocks[0] or _state.trace is eval_trace
 
 
 @contextmanager
 def set_current_trace(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for the block; always restored, also after an exception."""
+    count_non_eager(1)
     prev = _state.trace
     _state.trace = trace
     token = _NO_KEY if _dispatch[0] is None else stage_dispatch(trace is not eval_trace)
@@ -116,6 +132,7 @@ def set_current_trace(trace: Trace) -> Iterator[Trace]:
     finally:
         _state.trace = prev
         restore_dispatch(token, prev)
+        count_non_eager(-1)
 
 
 # -- the jit dispatch key ---------------------------------------------------------------
@@ -180,6 +197,7 @@ class new_trace_context:
         if first_use._loader is not None:   # a first use: tracing needs the plugins' rules
             first_use.load()
         trace = self.trace
+        count_non_eager(1)
         self.prev = trace.parent = _state.trace
         _state.trace = trace
         self.token = _NO_KEY if _dispatch[0] is None else stage_dispatch()
@@ -189,6 +207,7 @@ class new_trace_context:
         _state.trace = self.prev
         if _dispatch[0] is not None:
             restore_dispatch(self.token, self.prev)
+        count_non_eager(-1)
         self.trace.invalidate()
 
 
@@ -292,33 +311,35 @@ class EvalTrace(Trace):
         # The key is the one `abstract_eval` builds, straight from the Arrays; the
         # usual one or two operands without params (most ops a jvp or transpose rule
         # binds) build it as a literal tuple, with no list and no keyword unpacking.
+        # A device-backed operand has no `_value` yet: AttributeError, general path.
         n = len(args)
-        if n == 2 and not params:
-            x, y = args
-            if type(x) is not Array or type(y) is not Array:
-                return self._process_general(primitive, args, params)
-            vals = (x._value, y._value)
-            key = (primitive, x._sig, y._sig)
-        elif n == 1 and not params:
-            x = args[0]
-            if type(x) is not Array:
-                return self._process_general(primitive, args, params)
-            vals = (x._value,)
-            key = (primitive, x._sig)
-        else:
-            vals = []
-            key = [primitive]
-            for x in args:
+        try:
+            if n == 2 and not params:
+                x, y = args
+                if type(x) is not Array or type(y) is not Array:
+                    return self._process_general(primitive, args, params)
+                vals = (x._value, y._value)
+                key = (primitive, x._aval._sig, y._aval._sig)
+            elif n == 1 and not params:
+                x = args[0]
                 if type(x) is not Array:
                     return self._process_general(primitive, args, params)
-                vals.append(x._value)
-                key.append(x._sig)
-            if params:
-                key += params.items()
-            key = tuple(key)
-        try:
+                vals = (x._value,)
+                key = (primitive, x._aval._sig)
+            else:
+                vals = []
+                key = [primitive]
+                for x in args:
+                    if type(x) is not Array:
+                        return self._process_general(primitive, args, params)
+                    vals.append(x._value)
+                    key.append(x._aval._sig)
+                if params:
+                    key += params.items()
+                key = tuple(key)
             aval = abstract_eval_cache[key]
-        except (KeyError, TypeError):   # not seen yet, or an unhashable param value
+        except (KeyError, TypeError, AttributeError):   # not seen yet, an unhashable
+            # param value, or a device-backed operand
             return self._process_general(primitive, args, params)
         rule = impl_rules.get(primitive)
         if rule is None:
@@ -335,10 +356,6 @@ class EvalTrace(Trace):
         result._value = out
         result._buf = None
         result._aval = aval
-        result._sig = aval._sig
-        result.shape = aval.shape
-        result.dtype = aval.dtype
-        result.weak_type = aval.weak_type
         return result
 
     def _process_general(self, primitive: Primitive, args: tuple, params: dict) -> Any:
@@ -378,7 +395,7 @@ def _run_impl(rule: Any, primitive: Primitive, vals: list, params: dict) -> Any:
 def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, ShapedArray]:
     """(NumPy value, aval) of an operand, typed as a jaxpr trace would type it."""
     if type(x) is Array:
-        return x._value, x.aval
+        return host_value(x), x._aval
     if type(x) in _scalar_types:
         aval = get_aval(x)   # weak, as a Literal in a jaxpr
         return np.asarray(x, aval.dtype), aval
@@ -392,7 +409,7 @@ def _eval_operand(x: Any, primitive: Primitive) -> tuple[Any, ShapedArray]:
         value = canonicalize_value(np.asarray(x))
         return value, get_aval(value)
     if isinstance(x, Array):
-        return x._value, x.aval
+        return host_value(x), x.aval
     if hasattr(x, "__array__"):
         return _eval_operand(np.asarray(x), primitive)
     raise TypeError(f"primitive '{primitive}' got an argument of type {type(x).__name__} "
@@ -423,7 +440,7 @@ def _as_result(out: Any, aval: ShapedArray, primitive: Primitive) -> Array:
             f"primitive '{primitive}': its impl rule returned shape {value.shape} where its "
             f"abstract_eval rule says {aval.str_short()}; the two rules disagree (a bug in "
             f"the plugin that defines it: {rule_owner.get(primitive, '?')})")
-    return typed_array(value, aval)
+    return typed_array(value, interned_aval(aval) if type(aval) is ShapedArray else aval)
 
 
 def _impl_failure(primitive: Primitive, vals: list, params: dict, err: Exception):

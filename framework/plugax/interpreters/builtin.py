@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable
 
-from ..core.array import Array
+from ..core.array import Array, host_value
 from ..core.rules import IMPL_CTX
 from ..core.avals import ShapedArray
 from ..core.trace import EvalTrace, Primitive
@@ -43,7 +43,7 @@ def _one(prim: Primitive, outs: list) -> Any:
 def _derive_impl(prim: Primitive, expand: Callable) -> Callable:
     def impl(ctx, *args, **params):
         outs = expand_as_function(prim, expand, params)(*[Array(a) for a in args])
-        return _one(prim, [o._value if isinstance(o, Array) else o for o in outs])
+        return _one(prim, [host_value(o) if isinstance(o, Array) else o for o in outs])
     return impl
 
 

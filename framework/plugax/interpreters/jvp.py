@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..core import trace as core
-from ..core.array import Array, _array_aval, as_array
+from ..core.array import Array, as_array
 from ..core.device_types import device_array_types
 from ..core.avals import ShapedArray, get_aval, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
@@ -43,7 +43,7 @@ class JVPTracer(core.Tracer):
 
 def _jvp_tracer_aval(t: JVPTracer) -> ShapedArray:
     p = t.primal
-    return _array_aval(p) if type(p) is Array else get_aval(p)
+    return p._aval if type(p) is Array else get_aval(p)
 
 
 register_aval_handler(JVPTracer, _jvp_tracer_aval)

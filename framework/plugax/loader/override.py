@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from ..core import rules as R
-from ..core.trace import EvalTrace, Primitive, _state as _trace_state, eval_trace, \
-    restore_dispatch, stage_dispatch
+from ..core.trace import EvalTrace, Primitive, _state as _trace_state, count_non_eager, \
+    eval_trace, restore_dispatch, stage_dispatch
 from ..errors import PlugaxError
 from .registry import registry
 from .ruleset import RuleSet
@@ -275,6 +275,7 @@ class override:
         local.stack.append(frame)
         frame.prev_trace = _trace_state.trace
         frame.token = None
+        count_non_eager(1)   # before the switch: eager fast paths then ask this thread
         if _trace_state.trace is eval_trace:
             _trace_state.trace = _override_trace
             frame.token = stage_dispatch()   # jit's C++ dispatch must not serve calls here
@@ -296,6 +297,7 @@ class override:
             _trace_state.trace = eval_trace
         if frame.token is not None:
             restore_dispatch(frame.token, frame.prev_trace)
+        count_non_eager(-1)
         _release(self.rules)
 
     def __repr__(self) -> str:

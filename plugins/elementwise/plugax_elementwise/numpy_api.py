@@ -27,9 +27,10 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax.extend import (Array, Primitive, Tracer, array_value, bool_, broadcast_arrays,
-                           broadcast_pair, eval_trace, float16, float32, float64, float_dtypes,
-                           get_aval, host_array, promote_args, promote_dtypes, rule_kinds,
-                           scalar_like, supported_dtypes, trace_state)
+                           broadcast_pair, eager_value, eval_trace, float16, float32, float64,
+                           float_dtypes, get_aval, non_eager_blocks, promote_args,
+                           promote_dtypes, rule_kinds, scalar_like, supported_dtypes,
+                           trace_state, typed_array)
 
 from . import arithmetic as A, logic as L, selection as S, transcendental as T
 from .common import zeros_like
@@ -52,15 +53,19 @@ _OWN_IMPLS = {rs.primitive: rs.impl for rs in (*A.RULES, *T.RULES)}
 _INLINED = {p: (_OWN_IMPLS[p], fn) for p, fn in {**A.FLOAT_IMPLS, **T.FLOAT_IMPLS}.items()}
 # the impl table's lookup; the registry refills the table in place
 _current_impl = rule_kinds["impl"].table.get
-# primitive -> [the NumPy function the eager fast path inlines, or None]: one cell per
-# primitive, read on every eager call (cheaper than looking the table up each time)
-# and refreshed by `refresh_eager_paths` whenever the registry publishes new tables
+# primitive -> [the NumPy function the eager fast path inlines, or None; the signature
+# ids (`aval._sig`) of operand types for which an eager bind gave a result of the same
+# aval]: one cell per primitive, read on every eager call (cheaper than looking the
+# table up each time) and refreshed by `refresh_eager_paths` whenever the registry
+# publishes new tables. The signature set is the eager/traced agreement check, made
+# once per operand type: the fast path runs only where the primitive's own bind (its
+# abstract_eval, the type tracing gives) already returned that very aval.
 _EAGER_CELLS: dict[Primitive, list] = {}
 _ndarray = np.ndarray
 
 
 def _eager_cell(prim: Primitive) -> list:
-    return _EAGER_CELLS.setdefault(prim, [None])
+    return _EAGER_CELLS.setdefault(prim, [None, set()])
 
 
 def refresh_eager_paths() -> None:
@@ -72,6 +77,7 @@ def refresh_eager_paths() -> None:
     for prim, cell in _EAGER_CELLS.items():
         own, impl = _INLINED.get(prim, (None, None))
         cell[0] = impl if impl is not None and _current_impl(prim) is own else None
+        cell[1].clear()   # an abstract_eval rule may have changed too: check again
 
 
 def is_operand(x: Any) -> bool:
@@ -103,38 +109,45 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
     dtype; else `general(x1, x2)`. `defer=True` makes the operator variant:
     NotImplemented for operands it does not know."""
     eager_ok = EAGER_FLOATS & ok if prim in _INLINED else frozenset()
-    state, cell = trace_state, _eager_cell(prim)
+    state, cell, blocks = trace_state, _eager_cell(prim), non_eager_blocks
+    sigs = cell[1]
 
     def fn(x1: Any, x2: Any, /) -> Any:
         t1, t2 = type(x1), type(x2)
-        # The hottest eager case first, with nothing in between: two host Arrays of one
-        # eager float dtype, weak type and shape, no transformation running and this
-        # family's impl rule in the table (`cell[0]`). The result reuses the operands'
-        # shape tuple, through the kernel's host_array.
-        if t1 is Array and t2 is Array and (f := cell[0]) is not None \
-                and state.trace is eval_trace:
-            d = x1.dtype
-            if d is x2.dtype and d in eager_ok and x1.weak_type is x2.weak_type:
-                shape = x1.shape
-                if shape == x2.shape:
-                    out = f(array_value(x1), array_value(x2))
-                    if type(out) is _ndarray:   # these ufuncs keep a float dtype got twice
-                        return host_array(out, shape, d, x1.weak_type)
-                    return Array(out, x1.weak_type)
+        # The hottest eager case first, with nothing in between: two Arrays of one
+        # interned aval (so one shape, dtype and weak type) that an eager bind already
+        # typed as its own result (`sigs`), this family's impl rule in the table
+        # (`cell[0]`) and no transformation running in any thread (`blocks[0]`, else
+        # this thread's trace). The result is born with the operands' aval.
+        if t1 is Array and t2 is Array:
+            a = x1.aval
+            if a is x2.aval and a._sig in sigs and (f := cell[0]) is not None \
+                    and (not blocks[0] or state.trace is eval_trace):
+                try:
+                    v1, v2 = eager_value(x1), eager_value(x2)
+                except AttributeError:   # a device-backed operand: the bind fetches it
+                    return prim.bind(x1, x2)
+                out = f(v1, v2)
+                if type(out) is _ndarray:   # these ufuncs keep a float dtype got twice
+                    return typed_array(out, a)
+                return Array(out, a.weak_type)
         if (t1 is Array or isinstance(x1, Tracer)) and (t2 is Array or isinstance(x2, Tracer)):
-            # Arrays and tracers carry dtype, weak_type and shape as attributes
-            d = x1.dtype
-            if (d is x2.dtype or d == x2.dtype) and d in ok and x1.weak_type == x2.weak_type:
-                same_shape = x1.shape == x2.shape
+            # Arrays and tracers carry an aval: dtype, weak_type and shape read from it
+            # (one attribute load each; Array's own shape & co. are properties)
+            a1, a2 = x1.aval, x2.aval
+            d = a1.dtype
+            if (d is a2.dtype or d == a2.dtype) and d in ok and a1.weak_type == a2.weak_type:
+                s1, s2 = a1.shape, a2.shape
+                same_shape = s1 == s2
                 # `state.trace is eval_trace` is is_eager(), inlined
                 if t1 is Array and t2 is Array and d in eager_ok and state.trace is eval_trace \
-                        and (f := cell[0]) is not None and (
-                        same_shape or broadcast_pair(x1.shape, x2.shape) is not None):
+                        and (f := cell[0]) is not None and not same_shape \
+                        and broadcast_pair(s1, s2) is not None:
                     # NumPy broadcasts exactly as broadcast_in_dim + prim would
-                    return Array(f(array_value(x1), array_value(x2)), x1.weak_type)
+                    return Array(f(array_value(x1), array_value(x2)), a1.weak_type)
                 if same_shape:
-                    return prim.bind(x1, x2)
-                out = broadcast_pair(x1.shape, x2.shape)   # one dtype: no promotion
+                    return _bind_checked(prim, x1, x2, eager_ok, sigs)
+                out = broadcast_pair(s1, s2)   # one dtype: no promotion
                 if out is not None:
                     return prim.bind(_broadcast_to(x1, out), _broadcast_to(x2, out))
         elif t2 in _PY_NUMBERS and (t1 is Array or isinstance(x1, Tracer)):
@@ -161,22 +174,45 @@ def _broadcast_to(x: Any, shape: tuple) -> Any:
     return lax.broadcast_in_dim(x, shape, tuple(range(n - len(own), n)))
 
 
+def _bind_checked(prim: Primitive, x1: Any, x2: Any, eager_ok: frozenset, sigs: set) -> Any:
+    """`prim.bind(x1, x2)` for operands of one type; when that was an eager bind of
+    Arrays of a fast-path dtype and its result has their very aval, the signature
+    joins `sigs`, so the next such call takes the fast path (the agreement check,
+    once per signature)."""
+    out = prim.bind(x1, x2)
+    if type(out) is Array and out.aval is x1.aval and x1.aval is x2.aval \
+            and x1.dtype in eager_ok and (not non_eager_blocks[0]
+                                          or trace_state.trace is eval_trace):
+        sigs.add(out.aval._sig)
+    return out
+
+
 def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Callable:
     """NumPy unary function `name`: `prim.bind(x)` when x is an Array or tracer with a
-    dtype in `ok`, else `general(x)`."""
+    dtype in `ok`, else `general(x)`. The eager fast path is the binary one's."""
     eager_ok = EAGER_FLOATS & ok if prim in _INLINED else frozenset()
-    state, cell = trace_state, _eager_cell(prim)
+    state, cell, blocks = trace_state, _eager_cell(prim), non_eager_blocks
+    sigs = cell[1]
 
     def fn(x: Any, /) -> Any:
         if type(x) is Array:
-            d = x.dtype
-            if d in eager_ok and state.trace is eval_trace and (f := cell[0]) is not None:
-                out = f(array_value(x))
+            a = x.aval
+            if a._sig in sigs and (f := cell[0]) is not None \
+                    and (not blocks[0] or state.trace is eval_trace):
+                try:
+                    v = eager_value(x)
+                except AttributeError:   # device-backed: the bind fetches it
+                    return prim.bind(x)
+                out = f(v)
                 if type(out) is _ndarray:
-                    return host_array(out, x.shape, out.dtype, x.weak_type)
-                return Array(out, x.weak_type)
-            if d in ok:
-                return prim.bind(x)
+                    return typed_array(out, a)
+                return Array(out, a.weak_type)
+            if a.dtype in ok:
+                out = prim.bind(x)
+                if type(out) is Array and out.aval is a and a.dtype in eager_ok \
+                        and (not blocks[0] or state.trace is eval_trace):
+                    sigs.add(a._sig)   # the agreement check, once per signature
+                return out
         elif isinstance(x, Tracer) and x.dtype in ok:
             return prim.bind(x)
         return general(x)
