@@ -155,6 +155,9 @@ def _setup(_jax: Any) -> None:
     _state["registry"] = _jax.pytree.PyTreeRegistry(
         enable_none=True, enable_tuple=True, enable_namedtuple=True, enable_list=True,
         enable_dict=True)
+    # a host-backed Array is a node whose one child is its device copy (`_buf`, made by
+    # its first call's transfer): later calls with the same Array take the C++ path
+    _state["registry"].register_dataclass_node(Array, ["_buf"], ["weak_type"])
     _state["cache"] = _jax.PjitFunctionCache(capacity=8192)
     Config = _jax.config.Config
     if "jax._src.config" not in sys.modules:
@@ -244,7 +247,8 @@ class _CacheMiss:
             return jf._call(args, kwargs), None, False
         # which leaves are device-backed must be read *before* running: the call
         # transfers host values, and the C++ side keyed this miss on what it saw
-        bufs = [x if is_device_array(x) else None for x in leaves]
+        bufs = [x if is_device_array(x) else x._buf if type(x) is Array else None
+                for x in leaves]
         out = run_donating(entry, leaves)
         return out, self._record(entry, bufs, args, kwargs, out), False
 

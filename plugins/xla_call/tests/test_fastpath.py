@@ -506,3 +506,29 @@ def test_first_jit_inside_a_trace():
     out = subprocess.run([sys.executable, "-c", FIRST_JIT_INSIDE_A_TRACE],
                          capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(round(4 * np.cos(1.0), 4)), "1", "True", "True"], out
+
+
+def test_host_array_arguments_take_the_cpp_path_after_their_first_call(monkeypatch):
+    """A host-backed Array (plugax.Array(np_value), eager results) is a node of the
+    private registry whose child is its device copy: its first call transfers it (a
+    miss), later calls are served by C++ without entering Python's miss path."""
+    if not fastpath.available():
+        pytest.skip("jaxlib's C++ dispatcher is not available")
+    fastpath.set_enabled(True)
+    misses = []
+    miss = fastpath._CacheMiss.__call__
+
+    def counting(self, *args, **kwargs):
+        misses.append(1)
+        return miss(self, *args, **kwargs)
+    monkeypatch.setattr(fastpath._CacheMiss, "__call__", counting)
+    f = plugax.jit(lambda a, b: a * b + 1)
+    x = plugax.Array(np.full(3, 2.0, np.float32))
+    y = plugax.Array(np.full(3, 3.0, np.float32))
+    outs = [f(x, y) for _ in range(6)]
+    assert len(misses) <= 2
+    for out in outs:
+        np.testing.assert_array_equal(np.asarray(out), np.full(3, 7.0, np.float32))
+    weak = plugax.Array(np.full(3, 2.0, np.float32), weak_type=True)
+    assert f(weak, weak).weak_type   # weak type is in the signature: a new record
+    assert not f(x, y).weak_type
