@@ -21,17 +21,26 @@ from pathlib import Path
 
 import numpy as np
 
-import jax
-
-jax.config.update("jax_enable_x64", True)
-from jax._src.lax import linalg as L  # noqa: E402
-
 OUT = Path(__file__).parent / "gpu_lowering_jax.json"
-PRIMS = {"cholesky": L.cholesky_p, "triangular_solve": L.triangular_solve_p, "lu": L.lu_p,
-         "qr": L.qr_p, "eigh": L.eigh_p, "svd": L.svd_p, "eig": L.eig_p,
-         "hessenberg": L.hessenberg_p, "schur": L.schur_p}
-ENUMS = {"svd": ("algorithm", L.SvdAlgorithm), "eigh": ("algorithm", L.EighImplementation),
-         "eig": ("implementation", L.EigImplementation)}
+# JAX and its linalg module, the primitives and the enum-valued params: set by
+# _load_jax() when the script runs (JAX is the reference here, never imported by
+# plugax or by the tests that read the recording)
+jax = L = None
+PRIMS: dict = {}
+ENUMS: dict = {}
+
+
+def _load_jax() -> None:
+    global jax, L
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    from jax._src.lax import linalg as L
+    PRIMS.update({"cholesky": L.cholesky_p, "triangular_solve": L.triangular_solve_p,
+                  "lu": L.lu_p, "qr": L.qr_p, "eigh": L.eigh_p, "svd": L.svd_p,
+                  "eig": L.eig_p, "hessenberg": L.hessenberg_p, "schur": L.schur_p})
+    ENUMS.update({"svd": ("algorithm", L.SvdAlgorithm),
+                  "eigh": ("algorithm", L.EighImplementation),
+                  "eig": ("implementation", L.EigImplementation)})
 
 TRI = dict(left_side=True, lower=True, transpose_a=False, conjugate_a=False,
            unit_diagonal=False)
@@ -150,6 +159,7 @@ def record(c: dict) -> dict:
 
 
 def main() -> None:
+    _load_jax()
     recorded = [record(c) for c in cases()]
     OUT.write_text(json.dumps({"jax": jax.__version__, "cases": recorded}, indent=1) + "\n")
     print(f"{len(recorded)} cases -> {OUT}")
