@@ -13,8 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from .core.trace import EvalTrace, _state as _trace_state, count_non_eager, eval_trace, \
-    restore_dispatch, stage_dispatch
+from .core.trace import EvalTrace, _state as _trace_state, close_block, eval_trace, open_block
 
 __all__ = ["disable_jit", "jit_disabled", "named_call", "named_scope"]
 
@@ -45,20 +44,17 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
     """Run jitted functions as ordinary Python inside the block (this thread)."""
     previous, prev_trace = _local.disabled, _trace_state.trace
     _local.disabled = bool(disable)
-    token = None
-    count_non_eager(1)   # before the switch: eager fast paths then ask this thread
+    # jaxlib's C++ dispatch must not serve calls in here
+    token = open_block(True if disable and prev_trace is eval_trace else None)
     if disable and prev_trace is eval_trace:
         _trace_state.trace = _no_jit_trace
-        token = stage_dispatch()   # jaxlib's C++ dispatch must not serve calls in here
     try:
         yield
     finally:
         _local.disabled = previous
         if _trace_state.trace is _no_jit_trace and prev_trace is eval_trace:
             _trace_state.trace = eval_trace
-        if token is not None:
-            restore_dispatch(token, prev_trace)
-        count_non_eager(-1)
+        close_block(token, prev_trace)
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:

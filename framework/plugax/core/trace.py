@@ -32,7 +32,7 @@ from .rules import IMPL_CTX, abstract_eval, abstract_eval_cache, impl_rules, mis
 __all__ = ["Primitive", "bind", "Trace", "Tracer", "EvalTrace", "eval_trace", "current_trace",
            "is_eager",
            "set_current_trace", "new_trace_context", "user_frame", "set_dispatch_key",
-           "stage_dispatch", "restore_dispatch"]
+           "open_block", "close_block"]
 
 
 class Primitive:
@@ -93,12 +93,6 @@ non_eager_blocks = [0]
 _count_lock = threading.Lock()
 
 
-def count_non_eager(delta: int) -> None:
-    """Open (+1) or close (-1) a block that may make this thread's trace non-eager."""
-    with _count_lock:
-        non_eager_blocks[0] += delta
-
-
 def bind(primitive: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `primitive` under the current trace. Arrays positional, metadata by keyword."""
     return _state.trace.process_primitive(primitive, args, params)
@@ -123,16 +117,14 @@ def is_eager() -> bool:
 @contextmanager
 def set_current_trace(trace: Trace) -> Iterator[Trace]:
     """Make `trace` current for the block; always restored, also after an exception."""
-    count_non_eager(1)
+    token = open_block(trace is not eval_trace)
     prev = _state.trace
     _state.trace = trace
-    token = _NO_KEY if _dispatch[0] is None else stage_dispatch(trace is not eval_trace)
     try:
         yield trace
     finally:
         _state.trace = prev
-        restore_dispatch(token, prev)
-        count_non_eager(-1)
+        close_block(token, prev)
 
 
 # -- the jit dispatch key ---------------------------------------------------------------
@@ -181,6 +173,27 @@ def restore_dispatch(token: Any, trace: Trace) -> None:
         key.set_local(token)
 
 
+def open_block(staging: bool | None = True) -> Any:
+    """Begin a block that may make this thread's trace other than `eval_trace` (a
+    transformation, set_current_trace, disable_jit, an override): count it, before the
+    switch, so eager fast paths ask this thread, and set this thread's dispatch key
+    (`staging` True: STAGING; False: the top level's value; None: left alone).
+    Returns the token `close_block` takes."""
+    with _count_lock:
+        non_eager_blocks[0] += 1
+    if staging is None:
+        return None
+    return _NO_KEY if _dispatch[0] is None else stage_dispatch(staging)
+
+
+def close_block(token: Any, trace: Trace) -> None:
+    """End a block begun by `open_block`, `trace` being current again."""
+    if token is not None and _dispatch[0] is not None:
+        restore_dispatch(token, trace)
+    with _count_lock:
+        non_eager_blocks[0] -= 1
+
+
 class new_trace_context:
     """Run a transformation: make `trace` current, then invalidate its tracers on exit.
 
@@ -197,17 +210,14 @@ class new_trace_context:
         if first_use._loader is not None:   # a first use: tracing needs the plugins' rules
             first_use.load()
         trace = self.trace
-        count_non_eager(1)
+        self.token = open_block()
         self.prev = trace.parent = _state.trace
         _state.trace = trace
-        self.token = _NO_KEY if _dispatch[0] is None else stage_dispatch()
         return trace
 
     def __exit__(self, *exc_info: Any) -> None:
         _state.trace = self.prev
-        if _dispatch[0] is not None:
-            restore_dispatch(self.token, self.prev)
-        count_non_eager(-1)
+        close_block(self.token, self.prev)
         self.trace.invalidate()
 
 

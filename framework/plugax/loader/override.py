@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable
 
 from ..core import rules as R
-from ..core.trace import EvalTrace, Primitive, _state as _trace_state, count_non_eager, \
-    eval_trace, restore_dispatch, stage_dispatch
+from ..core.trace import EvalTrace, Primitive, _state as _trace_state, close_block, \
+    eval_trace, open_block
 from ..errors import PlugaxError
 from .registry import registry
 from .ruleset import RuleSet
@@ -274,11 +274,10 @@ class override:
         local.key = (*local.key, *self.rulesets)
         local.stack.append(frame)
         frame.prev_trace = _trace_state.trace
-        frame.token = None
-        count_non_eager(1)   # before the switch: eager fast paths then ask this thread
+        # jit's C++ dispatch must not serve calls here
+        frame.token = open_block(True if _trace_state.trace is eval_trace else None)
         if _trace_state.trace is eval_trace:
             _trace_state.trace = _override_trace
-            frame.token = stage_dispatch()   # jit's C++ dispatch must not serve calls here
         self._frames.setdefault(threading.get_ident(), []).append(frame)
         return self
 
@@ -295,9 +294,7 @@ class override:
         local.active, local.key = frame.prev_active, frame.prev_key
         if _trace_state.trace is _override_trace and frame.prev_trace is eval_trace:
             _trace_state.trace = eval_trace
-        if frame.token is not None:
-            restore_dispatch(frame.token, frame.prev_trace)
-        count_non_eager(-1)
+        close_block(frame.token, frame.prev_trace)
         _release(self.rules)
 
     def __repr__(self) -> str:
