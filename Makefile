@@ -1,10 +1,12 @@
 # plugax developer commands. Needs only Python (3.10+) and make; everything else
-# goes into .venv. Each stamp file reinstalls only when pyproject.toml changes.
+# goes into .venv. Each stamp file reinstalls only when pyproject.toml changes, or the
+# optional C accelerator (setup.py, framework/plugax/core/_eager.c: built in place).
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip install --quiet
 PYTEST := PLUGAX_STRICT_PLUGINS=1 $(PY) -m pytest
+BUILD  := pyproject.toml setup.py framework/plugax/core/_eager.c
 
 .PHONY: demo test test-full bench tox plugins clean
 
@@ -79,22 +81,22 @@ tox: .tox/.stamp
 	PLUGAX_TOX_TESTS=1 $(PYTEST) -q -p no:cacheprovider tests/integration/test_new_plugin.py \
 		-k tox_env
 
-.tox/.stamp: pyproject.toml $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml tox.ini | $(VENV)/.stamp-test
+.tox/.stamp: $(BUILD) $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml tox.ini | $(VENV)/.stamp-test
 	$(VENV)/bin/tox run-parallel -m plugins --recreate --notest
 	@touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.stamp-base: pyproject.toml | $(PY)
+$(VENV)/.stamp-base: $(BUILD) | $(PY)
 	$(PIP) -e .
 	@touch $@
 
-$(VENV)/.stamp-test: pyproject.toml $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml | $(PY)
+$(VENV)/.stamp-test: $(BUILD) $(SPECIAL)/pyproject.toml $(JET)/pyproject.toml | $(PY)
 	$(PIP) -e '.[test,examples]' -e ./$(SPECIAL) -e ./$(JET)
 	@touch $@ $(VENV)/.stamp-base
 
-$(VENV)/.stamp-bench: pyproject.toml | $(PY)
+$(VENV)/.stamp-bench: $(BUILD) | $(PY)
 	$(PIP) -e '.[bench]'
 	@touch $@ $(VENV)/.stamp-base
 

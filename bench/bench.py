@@ -122,7 +122,7 @@ def import_first_op(impl: str) -> float:
                                        "numpy.asarray(xnp.sin(xnp.ones(3)))")
 
 
-@workload("eager", unit="us", impls=IMPLS, targets={"jax": 0.2, "autograd": 2.0})
+@workload("eager", unit="us", impls=IMPLS, targets={"jax": 0.08, "autograd": 1.0})
 def eager(impl: str) -> float:
     """Eager `sin(x) + y` on float32[16], per call."""
     xnp = numpy_like(impl)

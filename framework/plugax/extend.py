@@ -62,6 +62,7 @@ from .debugging import jit_disabled
 from .core.trace import current_trace, eval_trace, user_frame, _state as trace_state, \
     non_eager_blocks
 from .core.avals import interned_aval
+from .core.eager_ops import eager_op
 from operator import attrgetter as _attrgetter
 
 # The NumPy value of a host Array, read by a C getter for eager fast paths: it raises
@@ -80,7 +81,7 @@ from .structural import (axes_removing_batching, checked_impl, linear_jvp, shape
 
 __all__ = [
     "overrides_name", "ShapedArray", "get_aval", "Array", "signature_id", "signature_of", "array_value", "host_array",
-    "typed_array", "eager_value", "interned_aval", "non_eager_blocks",
+    "typed_array", "eager_value", "interned_aval", "non_eager_blocks", "eager_op",
     "shared_constant", "RuleContext", "RuleKind", "define_rule_kind", "rule_kinds",
     "Transformation", "get_primitive", "PluginAPIVersionError", "Primitive", "bind", "Tracer", "is_eager",
     # dtypes: constants, predicates, constructors, the promotion lattice

@@ -27,7 +27,7 @@ import numpy as np
 
 import plugax.lax as lax
 from plugax.extend import (Array, Primitive, Tracer, array_value, bool_, broadcast_arrays,
-                           broadcast_pair, eager_value, eval_trace, float16, float32, float64,
+                           broadcast_pair, eager_op, eager_value, eval_trace, float16, float32, float64,
                            float_dtypes, get_aval, non_eager_blocks, promote_args,
                            promote_dtypes, rule_kinds, scalar_like, supported_dtypes,
                            trace_state, typed_array)
@@ -162,7 +162,7 @@ def binary(name: str, prim: Primitive, ok: frozenset, general: Callable,
             return NotImplemented
         return general(x1, x2)
     fn.__name__ = fn.__qualname__ = name
-    return fn
+    return eager_op(fn, cell, 2) if eager_ok else fn
 
 
 def _broadcast_to(x: Any, shape: tuple) -> Any:
@@ -217,7 +217,7 @@ def unary(name: str, prim: Primitive, ok: frozenset, general: Callable) -> Calla
             return prim.bind(x)
         return general(x)
     fn.__name__ = fn.__qualname__ = name
-    return fn
+    return eager_op(fn, cell, 1) if eager_ok else fn
 
 
 def _promoted(name: str, prim: Primitive, category: str | None = None,
