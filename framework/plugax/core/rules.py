@@ -22,7 +22,7 @@ __all__ = [
     "vjp_rules", "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "VJP_CTX",
     "abstract_eval",
     "run_abstract_eval", "abstract_eval_cache", "forget_abstract_evals",
-    "bypass_abstract_eval_cache",
+    "bypass_abstract_eval_cache", "overridden", "count_override",
 ]
 
 
@@ -276,6 +276,22 @@ def bypass_abstract_eval_cache(primitive: Any, bypass: bool) -> None:
             _uncached.discard(primitive)
         for key in [k for k in abstract_eval_cache if k[0] is primitive]:
             del abstract_eval_cache[key]
+
+
+# primitive -> how many of its (rule kind, platform) table entries hold an override
+# dispatcher (plugax.extend.override, in any thread). The VJP tape reads it: a vjp
+# rule stands for the jvp rule transposed, so while a primitive's rules are
+# overridden somewhere the tape linearizes it with the (dispatched) jvp rule instead.
+overridden: dict = {}
+
+
+def count_override(primitive: Any, delta: int) -> None:
+    """Count a dispatcher installed (+1) or removed (-1) for `primitive`."""
+    n = overridden.get(primitive, 0) + delta
+    if n > 0:
+        overridden[primitive] = n
+    else:
+        overridden.pop(primitive, None)
 
 
 def forget_abstract_evals() -> None:

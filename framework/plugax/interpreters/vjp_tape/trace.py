@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ...core import trace as core
 from ...core.array import Array
 from ...core.avals import ShapedArray, get_aval, register_aval_handler
-from ...core.rules import VJP_CTX, vjp_rules
+from ...core.rules import VJP_CTX, overridden, vjp_rules
 from ...structural import add_tangents
 from ..ad_util import Zero, is_differentiable, tangent_aval
 from .fallback import custom_call_step, linearized_step
@@ -109,7 +109,7 @@ class VJPTapeTrace(core.Trace):
             if not ours:   # nothing to differentiate: evaluate one level out
                 return parent.process_primitive(primitive, args, params)
             rule = vjp_rules.get(primitive)
-            if rule is None:
+            if rule is None or primitive in overridden:   # (an override: its jvp rule)
                 out, backward, boxed = linearized_step(self, primitive, primals, wanted,
                                                         params)
             else:
