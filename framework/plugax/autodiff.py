@@ -1,8 +1,11 @@
 """Reverse mode: linearize, vjp, grad and friends, built from jvp + partial eval + transpose.
 
-linearize = jvp whose tangent half is staged out by partial evaluation;
-vjp = linearize whose linear jaxpr is then run backwards (`backward_pass`);
-grad = vjp with a cotangent of one. Primal work happens in Python as it runs.
+linearize = jvp whose tangent half is staged out by partial evaluation
+(interpreters/linearize.py); vjp = linearize whose linear jaxpr is then run
+backwards (`backward_pass`); grad = vjp with a cotangent of one. Primal work
+happens in Python as it runs. At the top level (no enclosing transformation),
+vjp, grad and value_and_grad record a VJP tape instead (interpreters/vjp_tape):
+the same cotangents, without staging a linear jaxpr.
 """
 from __future__ import annotations
 
@@ -14,98 +17,15 @@ from . import tree_util as tu
 from .api import (AuxOutputs, argnums_partial, as_arrays, check_callable, flatten_fun,
                   flatten_fun_aux)
 from .core.array import shared_constant
-from .core.trace import user_frame
 from .core.avals import ShapedArray, get_aval
 from .interpreters import ad_util
 from .interpreters.ad_util import UndefPrimal, Zero, instantiate, tangent_aval
-from .interpreters.eager_program import EagerProgram
-from .interpreters.jvp import jvp_flat
-from .interpreters.partial_eval import dce_closed_jaxpr, partial_eval_flat
 from .interpreters.staging import trace_to_jaxpr
+from .interpreters.linearize import _Linearized, linearize_flat
 from .interpreters.transpose import backward_pass
-from .jaxpr.ir import ClosedJaxpr
+from .interpreters.vjp_tape.linearize import tape_applies, tape_linearize_flat
 
 __all__ = ["linearize", "vjp", "grad", "value_and_grad", "linear_transpose", "linearize_flat"]
-
-
-class _Linearized:
-    """The result of linearizing a flat function: primal outputs and the linear jaxpr."""
-
-    def __init__(self, primals_out, staged: ClosedJaxpr, diff_mask, known_tangents,
-                 unknown_mask, in_avals):
-        self.primals_out = primals_out
-        # every staged equation: transposing needs no dead-code elimination (a dead
-        # equation receives no cotangent and is skipped), so `grad` never pays for it
-        self.staged = staged
-        self._jaxpr: ClosedJaxpr | None = None
-        self.diff_mask = diff_mask            # which inputs have (unknown) tangents
-        self.known_tangents = known_tangents  # tangent outputs known without inputs (Zero...)
-        self.unknown_mask = unknown_mask
-        self.in_avals = in_avals
-        self.program = None                   # the linear jaxpr compiled on first apply
-
-    @property
-    def jaxpr(self) -> ClosedJaxpr:
-        """The linear jaxpr, with dead code eliminated (made on first use)."""
-        if self._jaxpr is None:
-            self._jaxpr = dce_closed_jaxpr(self.staged)
-        return self._jaxpr
-
-    def compact(self) -> "_Linearized":
-        """Drop dead equations and the residuals only they use, for a linearization
-        that is kept and applied or transposed many times (`vjp`, `linearize`)."""
-        self.staged = self.jaxpr
-        return self
-
-    def apply(self, tangents: Sequence[Any]) -> list:
-        """The tangent outputs; cheap to call many times (linearize once, apply many)."""
-        diff_tangents = [t for t, d in zip(tangents, self.diff_mask) if d]
-        if self.program is None:
-            self.program = EagerProgram(self.jaxpr.jaxpr, self.jaxpr.consts)
-        outs = iter(self.program.run(diff_tangents))
-        return [next(outs) if unk else instantiate(k)
-                for unk, k in zip(self.unknown_mask, self.known_tangents)]
-
-    def transpose(self, cts: Sequence[Any]) -> list:
-        staged = self.staged.jaxpr
-        linear_args = [UndefPrimal(v.aval) for v in staged.invars]
-        cts_unknown = [ct for ct, unk in zip(cts, self.unknown_mask) if unk]
-        cts_in = iter(backward_pass(staged, self.staged.consts, linear_args, cts_unknown))
-        return [next(cts_in) if d else Zero(tangent_aval(a))
-                for d, a in zip(self.diff_mask, self.in_avals)]
-
-
-def linearize_flat(fun: Callable, primals: Sequence[Any],
-                   aux: AuxOutputs | None = None) -> _Linearized:
-    """Linearize flat `fun` at `primals`. With `aux` (a `flatten_fun_aux` store), the
-    trailing outputs are auxiliary: they appear among `primals_out`, and only the
-    main outputs get tangents."""
-    in_avals = [get_aval(p) for p in primals]
-    diff_mask = [ad_util.is_differentiable(a.dtype) for a in in_avals]
-    unknown_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
-    n_in = len(primals)
-    n_outs: list[int] = []  # not an attribute of f_jvp: f_jvp -> cell -> f_jvp is a cycle
-    site = user_frame()     # both traces report the user's call site; find it once
-
-    def f_jvp(*known_and_unknown: Any) -> list:
-        primals_, unknowns = known_and_unknown[:n_in], iter(known_and_unknown[n_in:])
-        tangents = [next(unknowns) if d else Zero(tangent_aval(a))
-                    for d, a in zip(diff_mask, in_avals)]
-        p_out, t_out = jvp_flat(fun, primals_, tangents, site)
-        n_outs.append(len(p_out))
-        return [*p_out, *(t_out if aux is None else t_out[:aux.n_main])]
-
-    outs, jaxpr, unknown = partial_eval_flat(f_jvp, primals, unknown_avals, site, dce=False)
-    n_out = n_outs[-1]
-    if any(unknown[:n_out]):
-        raise ValueError(
-            "Linearization failed to produce known values for all output primals: an "
-            "operation's jvp rule computed its primal output from the tangents, so reverse "
-            "mode (grad, vjp, linearize) cannot separate the two. A jvp rule must compute "
-            "primal outputs from primal inputs only; forward mode (jvp) still works."
-            f"\n  at {site}")
-    primals_out = outs[:n_out]
-    return _Linearized(primals_out, jaxpr, diff_mask, outs[n_out:], unknown[n_out:], in_avals)
 
 
 def linearize(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
@@ -143,15 +63,17 @@ def _check_linearized_tangents(t_flat: list, primals_flat: list) -> None:
 
 
 def _linearize_tree(f: Callable, primals_flat: list, in_tree: tu.PyTreeDef,
-                    has_aux: bool) -> tuple[_Linearized, tu.PyTreeDef, Any]:
+                    has_aux: bool, tape: bool = False) -> tuple[Any, tu.PyTreeDef, Any]:
     """Linearize `f` on flat primals; the main outputs' tree and the aux data (None
     without `has_aux`). Aux values are cut off `primals_out`, so the linearization
-    sees only the main outputs."""
+    sees only the main outputs. `tape`: the caller only transposes (vjp, grad), so at
+    the top level the VJP tape serves (vjp_tape) instead of a linear jaxpr."""
+    linearize = tape_linearize_flat if tape and tape_applies() else linearize_flat
     if not has_aux:
         flat_fun, out_tree = flatten_fun(f, in_tree)
-        return linearize_flat(flat_fun, primals_flat), out_tree(), None
+        return linearize(flat_fun, primals_flat), out_tree(), None
     flat_fun, store = flatten_fun_aux(f, in_tree)
-    lin = linearize_flat(flat_fun, primals_flat, store)
+    lin = linearize(flat_fun, primals_flat, store)
     aux = tu.tree_unflatten(store.aux_tree, as_arrays(lin.primals_out[store.n_main:]))
     lin.primals_out = lin.primals_out[:store.n_main]
     return lin, store.out_tree, aux
@@ -161,7 +83,7 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     """`(f(*primals), f_vjp)`; `f_vjp(ct)` returns one cotangent per primal argument."""
     check_callable(f, "vjp")
     primals_flat, in_tree = tu.tree_flatten(primals)
-    lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux)
+    lin, out_tree, aux = _linearize_tree(f, primals_flat, in_tree, has_aux, tape=True)
     lin.compact()
     out = tu.tree_unflatten(out_tree, as_arrays(lin.primals_out))
 
@@ -276,7 +198,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
         f_partial, dyn = argnums_partial(f, nums, args)
         primals_flat, in_tree = tu.tree_flatten(dyn)
         _check_grad_inputs(primals_flat, in_tree, nums, allow_int, holomorphic)
-        lin, out_tree, aux = _linearize_tree(f_partial, primals_flat, in_tree, has_aux)
+        lin, out_tree, aux = _linearize_tree(f_partial, primals_flat, in_tree, has_aux,
+                                             tape=True)
         ans = as_arrays(lin.primals_out)
         _check_scalar_output(ans, out_tree, holomorphic)
         cts = lin.transpose([shared_constant(1, ans[0].dtype)])   # the starting cotangent

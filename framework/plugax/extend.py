@@ -47,6 +47,7 @@ from .interpreters.batching import (not_mapped, moveaxis, broadcast_batched, bdi
 from .interpreters.higher_order import (jvp_jaxpr, batch_jaxpr, partial_eval_jaxpr,
                                         transpose_jaxpr)
 from .interpreters.partial_eval import PartialEvalTrace
+from .interpreters.vjp_tape.rules import linear_vjp, transpose_backward, zero_vjp
 from .interpreters.staging import trace_to_jaxpr
 from .jaxpr.ir import ClosedJaxpr, Jaxpr, JaxprEqn, Var, Literal, close_over_nothing
 from .jaxpr.interpret import eval_jaxpr
@@ -102,6 +103,8 @@ __all__ = [
     # constants, operand formatting, builders of linear (structural-like) rules
     "scalar_like", "format_operands", "shape_error", "checked_impl", "linear_jvp",
     "unary_transpose", "axes_removing_batching",
+    # builders of `vjp` rules (the optional top-level reverse-mode rule kind)
+    "linear_vjp", "zero_vjp", "transpose_backward",
     "Zero", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
     "add_tangents", "tangent_aval",
     "add_any", "add_any_p", "concatenate", "concatenate_p", "split", "split_p",

@@ -19,9 +19,10 @@ __all__ = [
     "RuleContext", "RuleKind", "rule_kinds", "define_rule_kind", "impl_rules",
     "abstract_eval_rules", "jvp_rules", "batching_rules", "transpose_rules",
     "partial_eval_rules", "lowering_rules", "all_weak", "first_weak", "rule_owner", "rule_origin", "missing_rule", "all_tables",
-    "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "abstract_eval",
+    "vjp_rules", "IMPL_CTX", "ABSTRACT_EVAL_CTX", "JVP_CTX", "TRANSPOSE_CTX", "VJP_CTX",
+    "abstract_eval",
     "run_abstract_eval", "abstract_eval_cache", "forget_abstract_evals",
-    "bypass_abstract_eval_cache",
+    "bypass_abstract_eval_cache", "overridden", "count_override",
 ]
 
 
@@ -33,7 +34,7 @@ class RuleContext:
     breaking any plugin's rule signature.
 
     Fields: `transformation` ("eval", "abstract_eval", "jvp", "vmap",
-    "transpose", "partial_eval"), `axis_size` (vmap only, else None), `axis_name`
+    "transpose", "partial_eval", "vjp"), `axis_size` (vmap only, else None), `axis_name`
     (vmap only: the `axis_name=` the user gave vmap, which collectives such as
     lax.psum name; else None).
     """
@@ -55,6 +56,7 @@ IMPL_CTX = RuleContext("eval")
 ABSTRACT_EVAL_CTX = RuleContext("abstract_eval")
 JVP_CTX = RuleContext("jvp")
 TRANSPOSE_CTX = RuleContext("transpose")
+VJP_CTX = RuleContext("vjp")
 
 
 class RuleKind:
@@ -136,6 +138,10 @@ batching_rules = define_rule_kind(
     "batching", ("ctx", "args", "dims"), doc="vmap: the batched operation and output dims")
 transpose_rules = define_rule_kind(
     "transpose", ("ctx", "ct"), variadic=True, doc="reverse mode of a linear primitive")
+# Optional: a primitive without one is taped by linearizing its jvp rule (vjp_tape).
+vjp_rules = define_rule_kind(
+    "vjp", ("ctx", "primals", "wanted"),
+    doc="top-level reverse mode (optional): (primal_out, backward(ct) -> cotangents)")
 partial_eval_rules = define_rule_kind(
     "partial_eval", ("ctx", "trace"), variadic=True,
     doc="split a higher-order primitive into known and unknown parts")
@@ -270,6 +276,22 @@ def bypass_abstract_eval_cache(primitive: Any, bypass: bool) -> None:
             _uncached.discard(primitive)
         for key in [k for k in abstract_eval_cache if k[0] is primitive]:
             del abstract_eval_cache[key]
+
+
+# primitive -> how many of its (rule kind, platform) table entries hold an override
+# dispatcher (plugax.extend.override, in any thread). The VJP tape reads it: a vjp
+# rule stands for the jvp rule transposed, so while a primitive's rules are
+# overridden somewhere the tape linearizes it with the (dispatched) jvp rule instead.
+overridden: dict = {}
+
+
+def count_override(primitive: Any, delta: int) -> None:
+    """Count a dispatcher installed (+1) or removed (-1) for `primitive`."""
+    n = overridden.get(primitive, 0) + delta
+    if n > 0:
+        overridden[primitive] = n
+    else:
+        overridden.pop(primitive, None)
 
 
 def forget_abstract_evals() -> None:

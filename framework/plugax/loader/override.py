@@ -140,6 +140,7 @@ def _acquire(keys: Iterable[tuple]) -> None:
                 kind, platform, primitive = key
                 slot = _slots[key] = _Slot(key, _table(kind, platform))
                 slot.table[primitive] = slot.dispatcher
+                R.count_override(primitive, 1)
                 if kind == "abstract_eval":
                     R.bypass_abstract_eval_cache(primitive, True)
             slot.count += 1
@@ -154,6 +155,7 @@ def _release(keys: Iterable[tuple]) -> None:
                 continue
             del _slots[key]
             primitive = key[2]
+            R.count_override(primitive, -1)
             if slot.table.get(primitive) is slot.dispatcher:   # else a rebuild replaced it
                 if slot.base is None:
                     del slot.table[primitive]

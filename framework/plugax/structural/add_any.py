@@ -16,6 +16,7 @@ import numpy as np
 from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Primitive, bind
 from ..interpreters.ad_util import Zero, is_undefined_primal
+from ..interpreters.vjp_tape.rules import linear_vjp
 from ..loader.ruleset import RuleSet
 from . import lowering as L
 from .broadcast import broadcast_in_dim
@@ -74,7 +75,7 @@ def _add_any_batching(ctx, args, dims):
 
 RULES = [
     RuleSet(add_any_p, impl=lambda ctx, x, y: np.add(x, y),
-            abstract_eval=_add_any_abstract_eval, jvp=_add_any_jvp,
+            abstract_eval=_add_any_abstract_eval, jvp=_add_any_jvp, vjp=linear_vjp(add_any_p),
             transpose=_add_any_transpose, batching=_add_any_batching,
             lowering={"default": L.add_any}),
 ]

@@ -19,6 +19,7 @@ from ..core.trace import Primitive, bind
 from ..loader.ruleset import RuleSet
 from . import lowering as L
 from .layout import moveaxis, reshape
+from ..interpreters.vjp_tape.rules import linear_vjp
 from .rules import (axes_removing_batching, checked_impl, linear_jvp, shape_error,
                     unary_transpose)
 
@@ -192,9 +193,11 @@ RULES = [
     RuleSet(broadcast_in_dim_p,
             impl=checked_impl(_broadcast_in_dim_impl, _broadcast_in_dim_abstract_eval),
             abstract_eval=_broadcast_in_dim_abstract_eval, jvp=linear_jvp(broadcast_in_dim_p),
+            vjp=linear_vjp(broadcast_in_dim_p),
             transpose=_broadcast_in_dim_transpose, batching=_broadcast_in_dim_batching,
             lowering={"default": L.broadcast_in_dim}),
     RuleSet(reduce_sum_p, impl=_reduce_sum_impl, abstract_eval=_reduce_sum_abstract_eval,
-            jvp=linear_jvp(reduce_sum_p), transpose=_reduce_sum_transpose,
+            jvp=linear_jvp(reduce_sum_p), vjp=linear_vjp(reduce_sum_p),
+            transpose=_reduce_sum_transpose,
             batching=axes_removing_batching(reduce_sum_p, "axes"), lowering={"default": L.reduce_sum}),
 ]

@@ -17,6 +17,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Primitive, is_eager
 from ..errors import ShapeError
 from ..interpreters.ad_util import Zero
+from ..interpreters.vjp_tape.rules import transpose_backward
 from ..loader.ruleset import RuleSet
 from . import lowering as L
 
@@ -82,6 +83,15 @@ def _transpose(ctx, ct, x, *, new_dtype, weak_type):
     return [convert_element_type(ct, x.aval.dtype)]
 
 
+def _vjp(ctx, primals, wanted, *, new_dtype, weak_type):
+    """Linear between inexact dtypes (backward: the transpose); else no cotangent."""
+    params = {"new_dtype": np.dtype(new_dtype), "weak_type": weak_type}
+    ans = convert_element_type_p.bind(primals[0], **params)
+    if params["new_dtype"] not in _INEXACT or get_aval(primals[0]).dtype not in _INEXACT:
+        return ans, None
+    return ans, transpose_backward(convert_element_type_p, primals, wanted, params)
+
+
 def _batching(ctx, args, dims, **params):
     return convert_element_type_p.bind(args[0], **params), dims[0]
 
@@ -117,6 +127,7 @@ def convert_element_type(operand: Any, new_dtype: Any, weak_type: bool = False) 
 RULES = [
     RuleSet(convert_element_type_p,
             impl=lambda ctx, x, *, new_dtype, weak_type: convert_value(x, new_dtype),
-            abstract_eval=_abstract_eval, jvp=_jvp, transpose=_transpose, batching=_batching,
+            abstract_eval=_abstract_eval, jvp=_jvp, vjp=_vjp, transpose=_transpose,
+            batching=_batching,
             lowering={"default": L.convert_element_type}),
 ]

@@ -15,6 +15,7 @@ from ..core.avals import ShapedArray, get_aval
 from ..core.trace import Primitive, bind
 from ..loader.ruleset import RuleSet
 from . import lowering as L
+from ..interpreters.vjp_tape.rules import linear_vjp
 from .rules import checked_impl, linear_jvp, shape_error, unary_transpose
 
 __all__ = ["reshape_p", "transpose_p", "reshape", "transpose", "moveaxis", "RULES"]
@@ -100,13 +101,13 @@ def moveaxis(x: Any, src: int, dst: int) -> Any:
 
 RULES = [
     RuleSet(reshape_p, impl=checked_impl(_reshape_impl, _reshape_abstract_eval),
-            abstract_eval=_reshape_abstract_eval, jvp=linear_jvp(reshape_p),
+            abstract_eval=_reshape_abstract_eval, jvp=linear_jvp(reshape_p), vjp=linear_vjp(reshape_p),
             transpose=_reshape_transpose, batching=_reshape_batching,
             lowering={"default": L.reshape}),
     RuleSet(transpose_p,
             impl=checked_impl(lambda x, *, permutation: np.transpose(x, permutation),
                               _transpose_abstract_eval),
-            abstract_eval=_transpose_abstract_eval, jvp=linear_jvp(transpose_p),
+            abstract_eval=_transpose_abstract_eval, jvp=linear_jvp(transpose_p), vjp=linear_vjp(transpose_p),
             transpose=_transpose_transpose, batching=_transpose_batching,
             lowering={"default": L.transpose}),
 ]

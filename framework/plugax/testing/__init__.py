@@ -37,7 +37,7 @@ from .checks import CheckResult
 from .dtype_matrix import (ALL_DTYPES, DTYPES, FLOATS, INTS, NUMERIC, SIGNED, UNSIGNED,
                            check_dtype_matrix)
 from .failures import (RuleCheckError, AbstractEvalMismatch, JVPMismatch, VmapMismatch,
-                       TransposeMismatch)
+                       TransposeMismatch, VJPMismatch)
 from .jvp import check_jvp
 from .lowering import (LoweringMismatch, check_lowering, check_lowerings, has_lowering,
                        matmul_rtol)
@@ -48,16 +48,18 @@ from .traced import (TRACED_RULES, SkipCheck, TracedUseMismatch, check_grad, che
                      check_jit_grad, check_jit_second_order, check_vmap_grad, check_vmap_jvp,
                      jit_or_skip)
 from .transpose import check_transpose
+from .vjp import check_vjp
 from .values import (exact_values, numeric_grad, numeric_jacobian, rand, random_args_like,
                      x64)
 from .vmap import CheckedBatchTrace, check_vmap, batch_placements
 
 __all__ = [
-    "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_primitive",
+    "check_abstract_eval", "check_jvp", "check_vmap", "check_transpose", "check_vjp",
+    "check_primitive",
     "x64", "random_args_like", "scoped_plugin", "registry_restored", "skip_unless_loaded",
     "batch_placements",
     "RuleCheckError", "AbstractEvalMismatch", "JVPMismatch", "VmapMismatch",
-    "TransposeMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
+    "TransposeMismatch", "VJPMismatch", "check_second_order", "check_dtype_matrix", "DTYPES",
     "register_check", "DEFAULT_RULES", "Case", "check_case", "declared_cases", "plugin_cases",
 ]
 __all__ += ["CheckResult", "TRACED_RULES", "SkipCheck", "TracedUseMismatch", "check_grad",

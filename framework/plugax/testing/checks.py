@@ -24,13 +24,16 @@ class RuleCheck:
 
     `table` is the rule table whose entry the check needs (None: nothing to
     look up, e.g. a check of a whole function); `applies(args, linear_argnums)`
-    says whether the check means anything for these arguments.
+    says whether the check means anything for these arguments. `optional`: the
+    table's rule kind is optional (vjp), so a primitive without a rule there is not
+    checked (rather than failed).
     """
 
     name: str
     run: Callable
     table: dict | None = None
     applies: Callable[[Sequence[Any], Any], bool] = lambda args, linear: True
+    optional: bool = False
 
 
 REGISTRY: dict[str, RuleCheck] = {}
@@ -42,9 +45,10 @@ DEFAULT_RULES: list[str] = ["abstract_eval", "jvp", "vmap", "grad", "vmap_jvp", 
 
 def register_check(name: str, run: Callable, *, table: dict | None = None,
                    applies: Callable[[Sequence[Any], Any], bool] | None = None,
-                   default: bool = False) -> RuleCheck:
-    """Make `name` a valid entry of check_primitive's `rules=` (and of DEFAULT_RULES)."""
-    check = RuleCheck(name, run, table, applies or (lambda args, linear: True))
+                   default: bool = False, optional: bool = False) -> RuleCheck:
+    """Make `name` a valid entry of check_primitive's `rules=` (and of DEFAULT_RULES).
+    `optional`: run only for primitives that have a rule in `table` (see RuleCheck)."""
+    check = RuleCheck(name, run, table, applies or (lambda args, linear: True), optional)
     REGISTRY[name] = check
     if default and name not in DEFAULT_RULES:
         DEFAULT_RULES.append(name)

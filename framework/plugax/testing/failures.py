@@ -49,6 +49,13 @@ class TransposeMismatch(RuleCheckError):
     rule = "transpose"
 
 
+class VJPMismatch(RuleCheckError):
+    """The vjp rule disagrees with the jvp rule (primal output, or the dot-product test
+    of its backward function against the jvp)."""
+
+    rule = "vjp"
+
+
 def describe_value(x: Any) -> str:
     """`f32[3,4]`, with `weak` appended for weakly typed values."""
     aval = get_aval(x)

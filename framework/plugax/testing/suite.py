@@ -30,6 +30,7 @@ from .traced import (TRACED_RULES, SkipCheck, check_grad, check_jit, check_jit_g
                      check_jit_second_order, check_vmap_grad, check_vmap_jvp)
 from .transpose import check_transpose
 from .values import Target, is_differentiable
+from .vjp import check_vjp
 from .vmap import check_vmap
 
 __all__ = ["run_rule_checks", "register_check", "RuleCheck", "CHECKS", "DEFAULT_RULES",
@@ -52,6 +53,9 @@ register_check("vmap", check_vmap, table=R.batching_rules,
                applies=lambda args, linear: len(args) > 0)
 register_check("transpose", _run_transpose, table=R.transpose_rules,
                applies=lambda args, linear: linear is not None)
+# vjp rules are optional: checked (against the jvp rule) for primitives that give one
+register_check("vjp", check_vjp, table=R.vjp_rules, applies=_differentiable, default=True,
+               optional=True)
 register_check("second_order", check_second_order, table=R.jvp_rules, applies=_differentiable)
 register_check("lowering", check_lowering)   # check_lowering says itself when a rule is missing
 register_check("grad", check_grad, table=R.jvp_rules, applies=_differentiable)
@@ -103,6 +107,8 @@ def run_rule_checks(prim: Primitive | Callable, *args: Any, rules: Sequence[str]
         check = REGISTRY[kind]
         if not check.applies(args, linear_argnums):
             continue
+        if check.optional and (target.prim is None or not target.has_rule(check.table)):
+            continue   # an optional rule kind (vjp) the primitive does not give
         if check.table is not None and not target.has_rule(check.table):
             _missing(kind, check.table, target, linear_argnums)
         try:

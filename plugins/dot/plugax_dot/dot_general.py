@@ -17,7 +17,7 @@ import numpy as np
 
 from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, all_weak, bind,
                            canonicalize_dtype, defjvp, get_aval, is_undefined_primal,
-                           moveaxis, promote_types)
+                           linear_vjp, moveaxis, promote_types)
 
 from .lowering import dot_general_lowering
 from .precision import canonicalize_precision
@@ -155,14 +155,16 @@ def _transpose_operand(ct: Any, other: Any, aval: ShapedArray, own: tuple, their
     `own_free_first` says whether this operand's free dims precede the other's in `ct`
     (true for lhs).
     """
-    import plugax.lax as lax
     dims, perm, other_first = _transpose_plan(aval.ndim, get_aval(other).ndim, own, theirs,
                                               own_free_first)
     operands = (other, ct) if other_first else (ct, other)
     params = {"precision": precision} if precision is not None else {}
     out = dot_general_p.bind(*operands, dimension_numbers=dims,
                              preferred_element_type=aval.dtype, **params)
-    return lax.transpose(out, perm) if perm is not None else out
+    if perm is None:   # the usual case: no permutation (and no import) needed
+        return out
+    import plugax.lax as lax
+    return lax.transpose(out, perm)
 
 
 @lru_cache(maxsize=1024)
@@ -239,7 +241,7 @@ def _vmap(ctx, args, dims, *, dimension_numbers, **params):
 
 
 RULES = [RuleSet(primitive=dot_general_p, impl=_impl, abstract_eval=_abstract_eval, jvp=_jvp,
-                 batching=_vmap, transpose=_transpose,
+                 vjp=linear_vjp(dot_general_p, joint=False), batching=_vmap, transpose=_transpose,
                  lowering={"default": dot_general_lowering})]
 
 

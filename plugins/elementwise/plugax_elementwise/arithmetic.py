@@ -12,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from plugax.extend import (REAL_OF_COMPLEX, Primitive, ShapedArray, defjvp, deflinear,
-                           defvectorized, get_aval, same_dtypes, scalar_like)
+                           defvectorized, get_aval, linear_vjp, same_dtypes, scalar_like,
+                           zero_vjp)
 
 from . import lowering as L
-from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast, is_number,
+from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast,
+                     defvjp_bcast, diagonal_rules, is_number,
                      is_signed_or_float, neg_p, number_dtype, numeric_dtype, type_error)
 from .complex_ops import conj_p, real_p
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
@@ -29,17 +31,17 @@ add_p, sub_p, mul_p = Primitive("add"), Primitive("sub"), Primitive("mul")
 
 ADD = defbroadcasting(
     add_p, np.add, dtype_rule=number_dtype(add_p), lowering=L.binary("add"),
-    jvp=defjvp_bcast(add_p, lambda g, *_: g, lambda g, *_: g),
+    **diagonal_rules(add_p, lambda g, *_: g, lambda g, *_: g),
     transpose=binary_transpose(add_p, lambda ct, x, y: ct, lambda ct, x, y: ct))
 
 SUB = defbroadcasting(
     sub_p, np.subtract, dtype_rule=number_dtype(sub_p), lowering=L.binary("subtract"),
-    jvp=defjvp_bcast(sub_p, lambda g, *_: g, lambda g, *_: neg_p.bind(g)),
+    **diagonal_rules(sub_p, lambda g, *_: g, lambda g, *_: neg_p.bind(g)),
     transpose=binary_transpose(sub_p, lambda ct, x, y: ct, lambda ct, x, y: neg_p.bind(ct)))
 
 MUL = defbroadcasting(
     mul_p, np.multiply, dtype_rule=number_dtype(mul_p), lowering=L.binary("multiply"),
-    jvp=defjvp_bcast(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
+    **diagonal_rules(mul_p, lambda g, ans, x, y: mul_p.bind(g, y),
                      lambda g, ans, x, y: mul_p.bind(x, g)),
     transpose=binary_transpose(mul_p, lambda ct, x, y: mul_p.bind(ct, y),
                                lambda ct, x, y: mul_p.bind(x, ct), joint=False))
@@ -71,7 +73,7 @@ def _rem_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 DIV = defbroadcasting(
     div_p, _div_impl, dtype_rule=number_dtype(div_p), lowering=L.binary("divide"),
     # d(x/y)/dy = -x/y**2 = -(x/y)/y
-    jvp=defjvp_bcast(div_p, lambda g, ans, x, y: div_p.bind(g, y),
+    **diagonal_rules(div_p, lambda g, ans, x, y: div_p.bind(g, y),
                      lambda g, ans, x, y: neg_p.bind(mul_p.bind(g, div_p.bind(ans, y)))),
     transpose=binary_transpose(div_p, lambda ct, x, y: div_p.bind(ct, y), None))
 
@@ -84,7 +86,7 @@ def _rem_dy(g, ans, x, y):
 
 REM = defbroadcasting(
     rem_p, _rem_impl, dtype_rule=numeric_dtype(rem_p), lowering=L.binary("remainder"),
-    jvp=defjvp_bcast(rem_p, lambda g, *_: g, _rem_dy))
+    **diagonal_rules(rem_p, lambda g, *_: g, _rem_dy))
 
 
 # --- neg, sign, abs -----------------------------------------------------------------
@@ -96,8 +98,9 @@ def _neg_transpose(ctx, ct, x):
 
 
 NEG = defvectorized(neg_p, np.negative, dtype_rule=number_dtype(neg_p), jvp=deflinear(neg_p),
-                    transpose=_neg_transpose, lowering=L.unary("negate"))
+                    vjp=linear_vjp(neg_p), transpose=_neg_transpose, lowering=L.unary("negate"))
 SIGN = defvectorized(sign_p, np.sign, dtype_rule=number_dtype(sign_p), jvp=defjvp(sign_p),
+                     vjp=zero_vjp(sign_p),
                      lowering=L.sign)
 _abs_operand = same_dtypes(abs_p, lambda d: is_signed_or_float(d) or d.kind == "c",
                            "a signed integer, floating-point or complex dtype")
@@ -147,7 +150,7 @@ def _share(x, y, wins: Primitive, ans=None):
 def _defminmax(prim: Primitive, impl, wins: Primitive, op: str):
     return defbroadcasting(
         prim, impl, dtype_rule=any_dtype(prim), lowering=L.minmax(op),
-        jvp=defjvp_bcast(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins, ans)),
+        **diagonal_rules(prim, lambda g, ans, x, y: mul_p.bind(g, _share(x, y, wins, ans)),
                          lambda g, ans, x, y: mul_p.bind(g, _share(y, x, wins, ans))))
 
 
@@ -160,7 +163,7 @@ square_p, integer_pow_p = Primitive("square"), Primitive("integer_pow")
 
 SQUARE = defvectorized(
     square_p, np.square, dtype_rule=number_dtype(square_p), lowering=L.square,
-    jvp=defjvp_bcast(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(scalar_like(x, 2), x))))
+    **diagonal_rules(square_p, lambda g, ans, x: mul_p.bind(g, mul_p.bind(scalar_like(x, 2), x))))
 
 
 def _integer_pow_dtype(x: ShapedArray, *, y: int) -> np.dtype:
@@ -190,6 +193,16 @@ def _integer_pow_jvp(ctx, primals, tangents, *, y: int):
     return rule(ctx, primals, tangents, y=y)
 
 
+_integer_pow_power_vjp = defvjp_bcast(integer_pow_p, _integer_pow_partial)
+
+
+def _integer_pow_vjp(ctx, primals, wanted, *, y: int):
+    """x**0 is constant (no cotangent, as its zero jvp); otherwise the diagonal partial."""
+    if y == 0:
+        return integer_pow_p.bind(*primals, y=y), None
+    return _integer_pow_power_vjp(ctx, primals, wanted, y=y)
+
+
 def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
     # x ** 2 is the common case (squared errors): np.square is twice as fast as power
     return np.square(x) if y == 2 else np.power(x, y)
@@ -197,6 +210,7 @@ def _integer_pow_impl(x: np.ndarray, *, y: int) -> np.ndarray:
 
 INTEGER_POW = defvectorized(integer_pow_p, _integer_pow_impl,
                             dtype_rule=_integer_pow_dtype, jvp=_integer_pow_jvp,
+                            vjp=_integer_pow_vjp,
                             lowering=L.integer_pow)
 
 RULES = [ADD, SUB, MUL, DIV, REM, NEG, SIGN, ABS, MAX, MIN, SQUARE, INTEGER_POW]

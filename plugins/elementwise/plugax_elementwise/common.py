@@ -22,7 +22,8 @@ from plugax.extend import defbroadcasting as _kernel_defbroadcasting
 __all__ = ["is_numeric", "is_int_or_bool", "is_signed_or_float", "is_number", "is_inexact",
            "float_dtype", "numeric_dtype", "number_dtype", "inexact_dtype", "int_or_bool_dtype", "any_dtype",
            "zeros_like", "match_shape", "unbroadcast", "defjvp_bcast",
-           "binary_transpose", "type_error", "checked_vmap", "defbroadcasting", "neg_p"]
+           "binary_transpose", "type_error", "checked_vmap", "defbroadcasting", "neg_p",
+           "defvjp_bcast", "diagonal_rules"]
 
 # neg's Primitive object lives here, below both modules that bind it: arithmetic gives its
 # rules, and complex_ops (which arithmetic uses for abs of complex) binds it in transposes.
@@ -156,6 +157,32 @@ def defjvp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
     """`defjvp` whose per-operand contributions are broadcast to the output shape (a
     unary primitive's tangent already has it)."""
     return defjvp(prim, *partials, fix_term=match_shape if len(partials) > 1 else None)
+
+
+def defvjp_bcast(prim: Primitive, *partials: Callable | None) -> Callable:
+    """vjp rule (the VJP tape's, top-level reverse mode) from the same per-operand
+    partials `defjvp_bcast` takes, for *diagonal* ones only: each must be its tangent
+    times a factor (`mul(g, f(ans, x, ...))`, `neg(g)`, `div(g, y)`, `g`), a linear map
+    that is its own transpose. The cotangent of operand i is then `partial_i(ct, ...)`,
+    summed down where the operand was a broadcast rank-0 value: what transposing the
+    jvp gives, without staging it. A partial of another form (select_n, real, conj)
+    must not be given here: its primitive keeps the tape's jvp + transpose fallback."""
+    def vjp(ctx, primals, wanted, **params):
+        ans = prim.bind(*primals, **params)
+
+        def backward(ct):
+            return [unbroadcast(fn(ct, ans, *primals, **params), get_aval(x))
+                    if w and fn is not None else None
+                    for fn, x, w in zip(partials, primals, wanted)]
+        return ans, backward
+    vjp.__name__ = f"{prim.name}_vjp"
+    return vjp
+
+
+def diagonal_rules(prim: Primitive, *partials: Callable | None) -> dict:
+    """`jvp` and `vjp` rules of an elementwise primitive from diagonal partials (see
+    `defvjp_bcast`): `RuleSet(prim, **diagonal_rules(prim, ...))`."""
+    return {"jvp": defjvp_bcast(prim, *partials), "vjp": defvjp_bcast(prim, *partials)}
 
 
 def binary_transpose(prim: Primitive, ct_x: Callable | None, ct_y: Callable | None, *,

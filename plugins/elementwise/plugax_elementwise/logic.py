@@ -10,7 +10,7 @@ import enum
 
 import numpy as np
 
-from plugax.extend import Primitive, bool_, defjvp, defvectorized, same_dtypes
+from plugax.extend import Primitive, bool_, defjvp, defvectorized, same_dtypes, zero_vjp
 
 from . import lowering as L
 from .common import defbroadcasting, float_dtype, int_or_bool_dtype
@@ -44,7 +44,8 @@ def _round_impl(x: np.ndarray, *, rounding_method: RoundingMethod) -> np.ndarray
     return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole).astype(x.dtype)
 
 
-ROUNDING = [defvectorized(p, fn, dtype_rule=float_dtype(p), jvp=defjvp(p), lowering=lower)
+ROUNDING = [defvectorized(p, fn, dtype_rule=float_dtype(p), jvp=defjvp(p), vjp=zero_vjp(p),
+                          lowering=lower)
             for p, fn, lower in ((floor_p, np.floor, L.unary("floor")),
                                  (ceil_p, np.ceil, L.unary("ceil")),
                                  (round_p, _round_impl, L.round_))]
@@ -64,7 +65,8 @@ def _bool_result(dtype_rule):
 
 IS_FINITE = defvectorized(is_finite_p, np.isfinite,
                           dtype_rule=_bool_result(float_dtype(is_finite_p)),
-                          jvp=defjvp(is_finite_p), lowering=L.unary("is_finite"))
+                          jvp=defjvp(is_finite_p), vjp=zero_vjp(is_finite_p),
+                          lowering=L.unary("is_finite"))
 
 
 # --- comparisons: any dtype in, bool out --------------------------------------
@@ -83,7 +85,8 @@ def _comparison_dtype(p: Primitive):
 
 
 COMPARISONS = [defbroadcasting(p, fn, dtype_rule=_bool_result(_comparison_dtype(p)),
-                               jvp=defjvp(p), lowering=L.compare(p.name.upper()))
+                               jvp=defjvp(p), vjp=zero_vjp(p),
+                               lowering=L.compare(p.name.upper()))
                for p, fn in ((eq_p, np.equal), (ne_p, np.not_equal), (lt_p, np.less),
                              (le_p, np.less_equal), (gt_p, np.greater),
                              (ge_p, np.greater_equal))]

@@ -19,7 +19,7 @@ from plugax.extend import (Primitive, RuleSet, ShapedArray, defvectorized,
 
 from . import lowering as L
 from .arithmetic import add_p, div_p, mul_p, neg_p, square_p, sub_p
-from .common import (defbroadcasting, defjvp_bcast, float_dtype, inexact_dtype, is_inexact,
+from .common import (defbroadcasting, diagonal_rules, float_dtype, inexact_dtype, is_inexact,
                      type_error, zeros_like)
 from .logic import eq_p
 from .selection import convert, select_n_p
@@ -101,7 +101,7 @@ _REAL_ONLY = {"cbrt"}
 def _unary_rules(prim: Primitive, impl: Callable, derivative: Callable) -> RuleSet:
     dtype_rule = float_dtype(prim) if prim.name in _REAL_ONLY else inexact_dtype(prim)
     return defvectorized(prim, impl, dtype_rule=dtype_rule,
-                         jvp=defjvp_bcast(prim, lambda g, ans, x: mul(g, derivative(ans, x))),
+                         **diagonal_rules(prim, lambda g, ans, x: mul(g, derivative(ans, x))),
                          lowering=_LOWERING[prim.name])
 
 
@@ -131,7 +131,7 @@ def _atan2_impl(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 ATAN2 = defbroadcasting(
     atan2_p, _atan2_impl, dtype_rule=inexact_dtype(atan2_p), lowering=L.binary("atan2"),
-    jvp=defjvp_bcast(atan2_p, lambda g, ans, x, y: mul(g, div(y, _atan2_scale(x, y))),
+    **diagonal_rules(atan2_p, lambda g, ans, x, y: mul(g, div(y, _atan2_scale(x, y))),
                      lambda g, ans, x, y: mul(g, div(neg(x), _atan2_scale(x, y)))))
 
 
@@ -172,6 +172,6 @@ def _pow_dy(g, ans, x, y):
 
 
 POW = defbroadcasting(pow_p, _pow_impl, dtype_rule=_pow_dtype, lowering=L.pow_,
-                      jvp=defjvp_bcast(pow_p, _pow_dx, _pow_dy))
+                      **diagonal_rules(pow_p, _pow_dx, _pow_dy))
 
 RULES = [*UNARY, ATAN2, POW]
