@@ -193,3 +193,64 @@ def test_weak_references_work_as_for_functions():
     assert ref() is op
     del op
     assert ref() is None
+
+
+# --- eval_fast: the EvalTrace's fast path in C ----------------------------------------
+from plugax.core import trace as trace_module   # noqa: E402
+from plugax.errors import PlugaxError            # noqa: E402
+
+
+def _eval_both(monkeypatch, fn):
+    """fn() with the C fast path, then with the Python one."""
+    with_c = fn()
+    monkeypatch.setattr(trace_module, "_eval_fast", None)
+    return with_c, fn()
+
+
+@needs_c
+def test_eval_fast_gives_what_the_python_path_gives(toy, monkeypatch):
+    x = _array([0.5, 1.5, -2.0])
+    y = _array([2.0], weak=True)
+    s = Array(np.asarray(np.float32(3.0)), True)
+
+    def program():
+        a = toy.sin(x)
+        a = toy.sin(x)                          # a signature seen: the fast path
+        b = toy.add_p.bind(a, x)
+        c = toy.mul_p.bind(b, s)                # rank-0 weak operand
+        return [a, b, c, toy.gt_p.bind(c, x), toy.add_p.bind(y, y)]
+
+    for got, want in zip(*_eval_both(monkeypatch, program)):
+        assert type(got) is type(want) is Array and got.aval is want.aval
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@needs_c
+def test_eval_fast_misses_go_to_the_general_path(toy):
+    x = _array([0.5, 1.5])
+    miss = trace_module._MISS
+    assert trace_module._eval_fast(toy.sin_p, (x,), {}) is miss    # not typed yet
+    toy.sin(x)
+    assert type(trace_module._eval_fast(toy.sin_p, (x,), {})) is Array
+    assert trace_module._eval_fast(toy.sin_p, (np.ones(2, np.float32),), {}) is miss
+    assert trace_module._eval_fast(toy.sin_p, (x,), {"unhashable": []}) is miss
+    device_backed = Array.from_buffer(object(), x.aval)
+    assert trace_module._eval_fast(toy.sin_p, (device_backed,), {}) is miss
+    assert type(trace_module._eval_fast(toy.sin_p, [x], {})) is Array   # a list of operands
+
+
+@needs_c
+def test_an_impl_failure_is_worded_once_and_runs_once(toy, monkeypatch):
+    from plugax.core.rules import impl_rules
+    x = _array([1.0, 2.0])
+    toy.sin(x)                                   # the signature is cached
+    calls = []
+
+    def broken(ctx, v):
+        calls.append(1)
+        raise FloatingPointError("boom")
+
+    monkeypatch.setitem(impl_rules, toy.sin_p, broken)
+    with pytest.raises(PlugaxError, match="primitive 'sin' failed on operands .*boom"):
+        toy.sin(x)
+    assert calls == [1] and current_trace() is eval_trace

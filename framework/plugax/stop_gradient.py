@@ -37,8 +37,13 @@ def _batching(ctx, args, dims):
     return stop_gradient_p.bind(args[0]), dims[0]
 
 
+def _vjp(ctx, primals, wanted):
+    return stop_gradient_p.bind(primals[0]), None   # no cotangent flows back
+
+
 RULES = [RuleSet(stop_gradient_p, impl=lambda ctx, x: x, abstract_eval=_abstract_eval,
-                 jvp=_jvp, batching=_batching, lowering={"default": lambda ctx, x: x})]
+                 jvp=_jvp, vjp=_vjp, batching=_batching,
+                 lowering={"default": lambda ctx, x: x})]
 
 
 def _stop(x: Any) -> Any:

@@ -21,7 +21,8 @@ from plugax.testing import check_vjp
 
 UNARY = ["sqrt", "rsqrt", "cbrt", "exp", "exp2", "log", "log1p", "expm1", "sin", "cos",
          "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-         "logistic", "neg", "sign", "floor", "ceil", "is_finite", "square"]
+         "logistic", "neg", "sign", "floor", "ceil", "is_finite", "square", "abs",
+         "stop_gradient"]
 BINARY = ["add", "sub", "mul", "div", "rem", "max", "min", "atan2", "pow", "add_any",
           "eq", "ne", "lt", "le", "gt", "ge"]
 SHAPES = [(), (3,), (2, 3)]
@@ -60,6 +61,12 @@ def _example(name: str, rng: np.random.Generator, shape: tuple, scalar_y: bool,
         return [arr((2, 3))], {"permutation": (1, 0)}
     if name == "dot_general":
         return [arr((2, 3)), arr((3, 4))], {"dimension_numbers": (((1,), (0,)), ((), ()))}
+    if name in ("reduce_max", "reduce_min"):   # ties (rounded values) split the cotangent
+        x = px.Array(np.round(rng.uniform(0, 2, (2, 3)), 0).astype(np.float32), weak)
+        return [x], {"axes": (1,) if scalar_y else (0, 1)}
+    if name == "select_n":
+        which = px.Array(rng.uniform(0, 1, shape) > 0.5)
+        return [which, arr(shape, weak), arr(shape)], {}
     raise KeyError(name)
 
 
@@ -100,7 +107,7 @@ def test_every_vjp_rule_has_an_example():
 
 @pytest.mark.parametrize("name", sorted(set(UNARY + BINARY) | {
     "integer_pow", "convert_element_type", "reduce_sum", "broadcast_in_dim", "reshape",
-    "transpose", "dot_general", "round"}))
+    "transpose", "dot_general", "round", "reduce_max", "reduce_min", "select_n"}))
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 2**16), shape=st.sampled_from(SHAPES), scalar_y=st.booleans(),
        weak=st.booleans(), mask=st.integers(1, 3))
@@ -110,6 +117,9 @@ def test_tape_matches_the_general_path(name, seed, shape, scalar_y, weak, mask):
     args, params = _example(name, rng, shape, scalar_y, weak)
     # `mask` picks the differentiated operands; the others are constants of the function
     diff = [i for i in range(len(args)) if mask >> i & 1] or [0]
+    if name == "select_n":   # `which` is a bool: differentiate the cases
+        diff = [1 + (i % 2) for i in diff]
+        diff = sorted(set(diff))
 
     def fun(*xs):
         full = list(args)
@@ -236,12 +246,57 @@ def test_errors_inside_a_taped_grad_leave_no_trace(where):
             return pnp.sum(lax.add(x, pnp.ones(5)))        # a shape error in a bind
         if where == "backward":
             return pnp.sum(h(x))
-        return pnp.sum(lax.cumsum(x, axis=0))                # no vjp rule: fallback
+        return pnp.prod(x)                                   # no vjp rule: fallback
     if where == "fallback":
-        assert float(px.grad(f)(pnp.ones(3)).sum()) == 6.0
+        assert float(px.grad(f)(pnp.ones(3)).sum()) == 3.0
         _assert_clean()
         return
     with pytest.raises(Exception):
         px.grad(f)(pnp.ones(3))
     _assert_clean()
     assert float(pnp.sin(pnp.zeros(()))) == 0.0
+
+
+# --- linear primitives: the vjp derived from their transpose rule ----------------------
+LINEAR_PROGRAMS = {
+    "gather": lambda x: x[pnp.array([2, 0, 2])],
+    "slice": lambda x: x[1:3],
+    "concatenate": lambda x: pnp.concatenate([x, 2.0 * x]),
+    "pad": lambda x: pnp.pad(x, (1, 2)),
+    "cumsum": lambda x: pnp.cumsum(x),
+    "squeeze_expand_dims": lambda x: pnp.squeeze(pnp.expand_dims(x, 0), 0),
+    "rev": lambda x: x[::-1],
+    "dynamic_slice": lambda x: lax.dynamic_slice(x, (1,), (2,)),
+    "dynamic_update_slice": lambda x: lax.dynamic_update_slice(x, x[:2] * 3.0, (1,)),
+    "where": lambda x: pnp.where(x > 0.5, x, -x),
+    "softmax": lambda x: px.nn.log_softmax(x) * pnp.max(pnp.abs(x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINEAR_PROGRAMS))
+def test_linear_primitives_take_no_fallback_and_match(name, monkeypatch):
+    """Their jvp rules say they are linear (deflinear, linear_jvp): the tape transposes
+    them directly, never linearizing one application, with the general path's values."""
+    from plugax.interpreters.vjp_tape import trace as tape
+    fallbacks = []
+    real = tape.linearized_step
+    monkeypatch.setattr(tape, "linearized_step",
+                        lambda t, prim, *a: fallbacks.append(prim.name) or real(t, prim, *a))
+    fun = LINEAR_PROGRAMS[name]
+    x = pnp.asarray(np.linspace(0.1, 0.9, 4, dtype=np.float32))
+    ct = pnp.asarray(np.random.default_rng(0).standard_normal(fun(x).shape).astype(np.float32))
+    tape_ct = px.vjp(fun, x)[1](ct)[0]
+    assert fallbacks == []
+    with px.disable_jit():   # the general path (not the top level: no tape)
+        general_ct = px.vjp(fun, x)[1](ct)[0]
+    _same(tape_ct, general_ct)
+
+
+def test_abs_of_complex_matches_the_general_path():
+    z = pnp.asarray(np.array([1 + 2j, -3 + 0.5j, 0j], np.complex64))
+    f = lambda z: pnp.sum(pnp.abs(z) * pnp.array([1.0, 2.0, 3.0]))   # noqa: E731
+    tape_ct = px.grad(f)(z)
+    with px.disable_jit():
+        general_ct = px.grad(f)(z)
+    _same(tape_ct, general_ct)
+    assert np.isfinite(np.asarray(tape_ct)).all()    # |0| has a finite derivative

@@ -38,7 +38,15 @@ static PyObject *blocks = NULL;           /* [count of open non-eager blocks] */
 static PyObject *wrap = NULL;             /* wrap(value, aval): a non-ndarray result */
 static PyObject *trace_name = NULL;       /* "trace" */
 static PyObject *zero = NULL;             /* 0 */
-static Py_ssize_t off_value, off_buf, off_aval, off_sig;
+static Py_ssize_t off_value, off_buf, off_aval, off_sig, off_dtype;
+/* eval_fast: the EvalTrace's tables and helpers (configure_eval) */
+static PyObject *abstract_eval_cache = NULL;  /* (primitive, *sigs, *params.items()) -> aval */
+static PyObject *impl_rules = NULL;           /* primitive -> impl rule */
+static PyObject *impl_ctx = NULL;             /* the RuleContext impl rules get */
+static PyObject *as_result = NULL;            /* as_result(out, aval, primitive) */
+static PyObject *miss = NULL;                 /* what eval_fast returns when it does not apply */
+static PyObject *dtype_name = NULL;           /* "dtype" */
+#define MAX_OPERANDS 8
 
 #define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
 
@@ -285,7 +293,8 @@ configure(PyObject *module, PyObject *args)
         return NULL;
     }
     if (slot_offset(arr, "_value", &off_value) < 0 || slot_offset(arr, "_buf", &off_buf) < 0
-            || slot_offset(arr, "_aval", &off_aval) < 0 || slot_offset(av, "_sig", &off_sig) < 0)
+            || slot_offset(arr, "_aval", &off_aval) < 0 || slot_offset(av, "_sig", &off_sig) < 0
+            || slot_offset(av, "dtype", &off_dtype) < 0)
         return NULL;
     PyObject *old[7] = {(PyObject *)array_type, (PyObject *)aval_type, (PyObject *)ndarray_type,
                         state, eval_trace, blocks, wrap};
@@ -298,11 +307,137 @@ configure(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* The EvalTrace's fast path (core/trace.py, EvalTrace.process_primitive), for
+   every eager bind: operands that are all exact Arrays holding a NumPy value, a
+   signature (primitive, operand signature ids, params) already in the memoised
+   abstract_eval cache, an impl rule in the table. Then it calls the rule and
+   wraps its output with the cached aval (an ndarray of that very dtype directly,
+   anything else through `as_result`). Returns `miss` when it does not apply,
+   before running anything; an exception of the rule propagates (the caller
+   words it). */
+static PyObject *
+eval_fast(PyObject *module, PyObject *const *fargs, Py_ssize_t nfargs)
+{
+    if (nfargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "eval_fast(primitive, args, params)");
+        return NULL;
+    }
+    if (abstract_eval_cache == NULL || array_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "plugax.core._eager: configure() first");
+        return NULL;
+    }
+    PyObject *primitive = fargs[0], *args = fargs[1], *params = fargs[2];
+    if (!(PyTuple_CheckExact(args) || PyList_CheckExact(args)) || !PyDict_CheckExact(params))
+        goto not_here;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(args);
+    Py_ssize_t n_params = PyDict_GET_SIZE(params);
+    if (n > MAX_OPERANDS)
+        goto not_here;
+    PyObject **items = PySequence_Fast_ITEMS(args);
+    PyObject *call[MAX_OPERANDS + 1];
+    call[0] = impl_ctx;
+    PyObject *key = PyTuple_New(1 + n + n_params);
+    if (key == NULL)
+        return NULL;
+    Py_INCREF(primitive);
+    PyTuple_SET_ITEM(key, 0, primitive);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = items[i];
+        if (Py_TYPE(x) != array_type)
+            goto not_here_key;
+        PyObject *aval = SLOT(x, off_aval), *value = SLOT(x, off_value);
+        if (aval == NULL || value == NULL || Py_TYPE(aval) != aval_type
+                || SLOT(aval, off_sig) == NULL)
+            goto not_here_key;
+        Py_INCREF(SLOT(aval, off_sig));
+        PyTuple_SET_ITEM(key, 1 + i, SLOT(aval, off_sig));
+        call[1 + i] = value;
+    }
+    Py_ssize_t pos = 0, j = 1 + n;
+    PyObject *name, *val;
+    while (PyDict_Next(params, &pos, &name, &val)) {
+        PyObject *item = PyTuple_Pack(2, name, val);
+        if (item == NULL) {
+            Py_DECREF(key);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(key, j++, item);
+    }
+    PyObject *aval = PyDict_GetItemWithError(abstract_eval_cache, key);
+    Py_DECREF(key);
+    if (aval == NULL) {
+        PyErr_Clear();   /* not seen yet, or an unhashable param: the general path */
+        goto not_here;
+    }
+    PyObject *rule = PyDict_GetItemWithError(impl_rules, primitive);
+    if (rule == NULL) {
+        PyErr_Clear();
+        goto not_here;
+    }
+    if (Py_TYPE(aval) != aval_type || SLOT(aval, off_dtype) == NULL)
+        goto not_here;
+    Py_INCREF(aval);
+    Py_INCREF(rule);
+    /* the operands' values stay alive: `args` holds the Arrays that hold them */
+    PyObject *out = PyObject_VectorcallDict(rule, call, 1 + n, n_params ? params : NULL);
+    Py_DECREF(rule);
+    if (out == NULL) {
+        Py_DECREF(aval);
+        return NULL;
+    }
+    if (Py_TYPE(out) == ndarray_type) {
+        PyObject *dtype = PyObject_GetAttr(out, dtype_name);
+        if (dtype == NULL) {
+            Py_DECREF(out);
+            Py_DECREF(aval);
+            return NULL;
+        }
+        Py_DECREF(dtype);   /* the ndarray holds it; only its identity matters */
+        if (dtype == SLOT(aval, off_dtype)) {
+            PyObject *result = new_array(out, aval);
+            Py_DECREF(aval);
+            return result;
+        }
+    }
+    PyObject *wrap_args[3] = {out, aval, primitive};
+    PyObject *result = PyObject_Vectorcall(as_result, wrap_args, 3, NULL);
+    Py_DECREF(out);
+    Py_DECREF(aval);
+    return result;
+
+not_here_key:
+    Py_DECREF(key);
+not_here:
+    Py_INCREF(miss);
+    return miss;
+}
+
+static PyObject *
+configure_eval(PyObject *module, PyObject *args)
+{
+    PyObject *cache, *rules, *ctx, *wrap_result, *sentinel;
+    if (!PyArg_ParseTuple(args, "O!O!OOO:configure_eval", &PyDict_Type, &cache, &PyDict_Type,
+                          &rules, &ctx, &wrap_result, &sentinel))
+        return NULL;
+    PyObject *old[5] = {abstract_eval_cache, impl_rules, impl_ctx, as_result, miss};
+    Py_INCREF(cache); Py_INCREF(rules); Py_INCREF(ctx); Py_INCREF(wrap_result);
+    Py_INCREF(sentinel);
+    abstract_eval_cache = cache; impl_rules = rules; impl_ctx = ctx;
+    as_result = wrap_result; miss = sentinel;
+    for (int i = 0; i < 5; i++)
+        Py_XDECREF(old[i]);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(Array, ShapedArray, ndarray, trace_state, eval_trace, non_eager_blocks, wrap)"},
     {"eager_op", eager_op, METH_VARARGS,
      "eager_op(fallback, cell, arity): fallback with the eager fast path in front"},
+    {"configure_eval", configure_eval, METH_VARARGS,
+     "configure_eval(abstract_eval_cache, impl_rules, IMPL_CTX, as_result, miss)"},
+    {"eval_fast", (PyCFunction)(void (*)(void))eval_fast, METH_FASTCALL,
+     "eval_fast(primitive, args, params): the eager bind's fast path, or `miss`"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -319,7 +454,8 @@ PyInit__eager(void)
         return NULL;
     trace_name = PyUnicode_InternFromString("trace");
     zero = PyLong_FromLong(0);
-    if (trace_name == NULL || zero == NULL)
+    dtype_name = PyUnicode_InternFromString("dtype");
+    if (trace_name == NULL || zero == NULL || dtype_name == NULL)
         return NULL;
     return PyModule_Create(&module_def);
 }

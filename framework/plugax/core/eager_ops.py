@@ -9,38 +9,17 @@ primitive; see core/_eager.c for the exact conditions, which are those of the
 elementwise family's Python fast path.
 
 The C module is optional (setup.py builds it when a compiler is there): without
-it, or with PLUGAX_EAGER_C=0 in the environment at import, `eager_op` returns
+it, or with PLUGAX_EAGER_C=0 in the environment at import (core/_accel.py;
+core/trace.py configures the module), `eager_op` returns
 `fallback` itself and everything runs in Python, with the same results.
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Callable
+from typing import Callable
 
-import numpy as np
-
-from .array import Array
-from .avals import ShapedArray
-from .trace import _state, eval_trace, non_eager_blocks
+from ._accel import accel as _eager
 
 __all__ = ["eager_op", "accelerated"]
-
-try:
-    if os.environ.get("PLUGAX_EAGER_C", "1") == "0":
-        raise ImportError("PLUGAX_EAGER_C=0")
-    from . import _eager
-except ImportError:   # not built here, or switched off: the Python fast path runs
-    _eager = None
-
-
-def _wrap(value: Any, aval: ShapedArray) -> Array:
-    """A fast-path result that is not an ndarray (a NumPy scalar, from rank 0)."""
-    return Array(value, aval.weak_type)
-
-
-if _eager is not None:
-    _eager.configure(Array, ShapedArray, np.ndarray, _state, eval_trace, non_eager_blocks,
-                     _wrap)
 
 
 def accelerated() -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 from .. import first_use
 from ..errors import ConcretizationTypeError, PlugaxError, TracerArrayConversionError, \
     UnexpectedTracerError
+from ._accel import accel
 from .array import Array, canonicalize_value, host_value, typed_array
 from .avals import ShapedArray, get_aval, interned_aval
 from .device_types import device_array_types
@@ -322,6 +323,16 @@ class EvalTrace(Trace):
         # usual one or two operands without params (most ops a jvp or transpose rule
         # binds) build it as a literal tuple, with no list and no keyword unpacking.
         # A device-backed operand has no `_value` yet: AttributeError, general path.
+        if _eval_fast is not None:   # the same fast path, in C
+            try:
+                out = _eval_fast(primitive, args, params)
+            except PlugaxError:
+                raise
+            except Exception as err:   # the impl rule failed
+                raise _impl_failure(primitive, [x._value for x in args], params, err) from err
+            if out is not _MISS:
+                return out
+            return self._process_general(primitive, args, params)
         n = len(args)
         try:
             if n == 2 and not params:
@@ -464,4 +475,22 @@ def _impl_failure(primitive: Primitive, vals: list, params: dict, err: Exception
 _new_array = object.__new__
 eval_trace = EvalTrace()
 _state = _TraceState()
+
+
+# --- the C accelerator (core/_eager.c, optional): configured once, here -------------
+_MISS = object()   # eval_fast's "does not apply": the general path runs
+
+
+def _wrap_scalar(value: Any, aval: ShapedArray) -> Array:
+    """An eager op's result that is not an ndarray (a NumPy scalar, from rank 0)."""
+    return Array(value, aval.weak_type)
+
+
+if accel is not None:
+    accel.configure(Array, ShapedArray, np.ndarray, _state, eval_trace, non_eager_blocks,
+                    _wrap_scalar)
+    accel.configure_eval(abstract_eval_cache, impl_rules, IMPL_CTX, _as_result, _MISS)
+    _eval_fast = accel.eval_fast
+else:
+    _eval_fast = None
 

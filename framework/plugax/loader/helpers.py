@@ -138,6 +138,7 @@ def deflinear(prim: Primitive) -> Callable:
         ans = prim.bind(*primals, **params)
         return ans, prim.bind(*map(instantiate, tangents), **params)
     jvp.__name__ = f"{prim.name}_jvp"
+    jvp.linear_in = "all"   # linear in every operand: the tape derives a vjp from transpose
     return jvp
 
 

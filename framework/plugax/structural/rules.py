@@ -65,7 +65,9 @@ def linear_jvp(prim: Primitive, linear: Sequence[int] | None = None) -> Callable
     and if every linear operand's tangent is a symbolic zero, so is the output's.
     """
     if linear is not None:
-        return _partly_linear_jvp(prim, tuple(linear))
+        jvp = _partly_linear_jvp(prim, tuple(linear))
+        jvp.linear_in = tuple(linear)
+        return jvp
 
     def jvp(ctx, primals, tangents, **params):
         ans = prim.bind(*primals, **params)
@@ -73,6 +75,7 @@ def linear_jvp(prim: Primitive, linear: Sequence[int] | None = None) -> Callable
             return ans, Zero.from_value(ans)
         return ans, prim.bind(*map(instantiate, tangents), **params)
     jvp.__name__ = f"{prim.name}_jvp"
+    jvp.linear_in = "all"   # the tape derives a vjp from the transpose rule (vjp_tape/rules.py)
     return jvp
 
 

@@ -18,8 +18,9 @@ from plugax.extend import (REAL_OF_COMPLEX, Primitive, ShapedArray, defjvp, defl
 from . import lowering as L
 from .common import (any_dtype, binary_transpose, defbroadcasting, defjvp_bcast,
                      defvjp_bcast, diagonal_rules, is_number,
-                     is_signed_or_float, neg_p, number_dtype, numeric_dtype, type_error)
-from .complex_ops import conj_p, real_p
+                     is_signed_or_float, neg_p, number_dtype, numeric_dtype, type_error,
+                     zeros_like)
+from .complex_ops import complex_p, conj_p, real_p
 from .logic import eq_p, floor_p, ge_p, gt_p, lt_p
 from .selection import convert, select_n_p
 
@@ -116,18 +117,38 @@ def _abs_partial(g, ans, x):
     """Real x: g where x >= 0, else -g (the derivative at 0 is 1, as in JAX, not
     sign(0) = 0). Complex x: Re(g * conj(x) / |x|), with |x| = 0 replaced by 1 (JAX's
     rule: the tangent at 0 is Re(g * 0) = 0, not NaN)."""
-    dtype = get_aval(x).dtype
-    if dtype.kind != "c":
+    if get_aval(x).dtype.kind != "c":
         return select_n_p.bind(ge_p.bind(x, scalar_like(x, 0)), neg_p.bind(g), g)
+    return real_p.bind(mul_p.bind(g, _abs_complex_factor(ans, x)))
+
+
+def _abs_complex_factor(ans, x):
+    """conj(x) / |x|, with |x| = 0 replaced by 1."""
+    dtype = get_aval(x).dtype
     mag = convert(ans, dtype)
     zero = eq_p.bind(mag, scalar_like(mag, 0))
     safe = select_n_p.bind(zero, mag, add_p.bind(mul_p.bind(mag, scalar_like(mag, 0)),
                                                  scalar_like(mag, 1)))
-    return real_p.bind(mul_p.bind(g, div_p.bind(conj_p.bind(x, input_dtype=dtype), safe)))
+    return div_p.bind(conj_p.bind(x, input_dtype=dtype), safe)
+
+
+_abs_real_vjp = defvjp_bcast(abs_p, _abs_partial)   # diagonal for real x
+
+
+def _abs_vjp(ctx, primals, wanted):
+    """Real x: the diagonal partial. Complex x: the partial is Re(g * c), whose
+    transpose (real's, then mul's) is complex(ct, 0) * c."""
+    (x,) = primals
+    if get_aval(x).dtype.kind != "c":
+        return _abs_real_vjp(ctx, primals, wanted)
+    ans = abs_p.bind(x)
+    factor = _abs_complex_factor(ans, x)
+    return ans, lambda ct: [mul_p.bind(complex_p.bind(ct, zeros_like(ct)), factor)]
 
 
 ABS = defvectorized(abs_p, np.abs, dtype_rule=_abs_dtype,
-                    jvp=defjvp_bcast(abs_p, _abs_partial), lowering=L.unary("abs"))
+                    jvp=defjvp_bcast(abs_p, _abs_partial), vjp=_abs_vjp,
+                    lowering=L.unary("abs"))
 
 
 # --- max, min: the tangent follows the larger (smaller) operand, halved at ties ------

@@ -16,6 +16,7 @@ import numpy as np
 from plugax.extend import (Primitive, RuleSet, ShapedArray, ShapeError, Zero, broadcast_batched,
                            broadcast_in_dim, convert_element_type as convert,
                            convert_element_type_p, get_aval, instantiate, is_undefined_primal,
+                           linear_vjp,
                            moveaxis, same_dtypes)
 
 from . import lowering as L
@@ -108,6 +109,8 @@ def _select_n_transpose(ctx, ct, which, *cases):
 SELECT_N = RuleSet(primitive=select_n_p, impl=_select_n_impl,
                    abstract_eval=_select_n_abstract_eval, jvp=_select_n_jvp,
                    transpose=_select_n_transpose,
+                   # linear in the cases (`which` is an integer or bool, never wanted)
+                   vjp=linear_vjp(select_n_p),
                    batching=checked_vmap(lambda *avals: _select_n_abstract_eval(None, *avals),
                                          full_operand_vmap(select_n_p, (0,))),
                    lowering=L.select_n)

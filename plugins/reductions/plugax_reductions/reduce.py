@@ -41,7 +41,8 @@ def _unreduce(r: Any, aval: ShapedArray, axes: Sequence[int]) -> Any:
 
 
 def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callable,
-                 transpose: Callable | None = None, out_dtype: Callable | None = None,
+                 transpose: Callable | None = None, vjp: Callable | None = None,
+                 out_dtype: Callable | None = None,
                  extra_check: Callable | None = None,
                  lowering: Callable | None = None) -> RuleSet:
     """RuleSet of a reduction `impl(x, axes=..., **params)` over the operand's `axes`.
@@ -71,6 +72,7 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
 
     return RuleSet(primitive=prim, impl=checked_impl,
                    abstract_eval=abstract_eval, jvp=jvp, batching=vmap, transpose=transpose,
+                   vjp=vjp,
                    lowering={"default": lowering} if lowering else {})
 
 
@@ -94,6 +96,27 @@ def _chooser_jvp(prim: Primitive) -> Callable:
         return ans, lax.div(reduce_sum_p.bind(lax.mul(g, mask), axes=axes), counts)
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
+
+
+def _chooser_vjp(prim: Primitive) -> Callable:
+    """The tape's rule: the jvp above, transposed by hand. Its tangent is
+    div(reduce_sum(mul(g, mask)), counts); transposing each step back gives
+    mul(broadcast(div(ct, counts)), mask), the general path's cotangent."""
+    def vjp(ctx, primals, wanted, *, axes):
+        import plugax.lax as lax
+        (x,) = primals
+        ans = prim.bind(x, axes=axes)
+        aval = get_aval(x)
+        if aval.dtype.kind in "biu":
+            return ans, None
+        mask = lax.convert_element_type(lax.eq(x, _unreduce(ans, aval, axes)), aval.dtype)
+        counts = reduce_sum_p.bind(mask, axes=axes)
+
+        def backward(ct):
+            return [lax.mul(_unreduce(lax.div(ct, counts), aval, axes), mask)]
+        return ans, backward
+    vjp.__name__ = f"{prim.name}_vjp"
+    return vjp
 
 
 # --- reduce_prod: differentiate a pairwise product tree, as JAX does --------------------
@@ -169,9 +192,11 @@ RULES = [
     defreduction(reduce_prod_p, lambda x, *, axes: np.multiply.reduce(x, axes, x.dtype),
                  accepts=NUMBER, jvp=_reduce_prod_jvp, lowering=fold_lowering("prod")),
     defreduction(reduce_max_p, _folded(np.maximum, lowest), accepts=REAL_OR_COMPLEX,
-                 jvp=_chooser_jvp(reduce_max_p), lowering=fold_lowering("max")),
+                 jvp=_chooser_jvp(reduce_max_p), vjp=_chooser_vjp(reduce_max_p),
+                 lowering=fold_lowering("max")),
     defreduction(reduce_min_p, _folded(np.minimum, highest), accepts=REAL_OR_COMPLEX,
-                 jvp=_chooser_jvp(reduce_min_p), lowering=fold_lowering("min")),
+                 jvp=_chooser_jvp(reduce_min_p), vjp=_chooser_vjp(reduce_min_p),
+                 lowering=fold_lowering("min")),
     defreduction(reduce_and_p, _folded(np.bitwise_and, _ALL_ONES), accepts=LOGICAL,
                  jvp=defjvp(reduce_and_p), lowering=fold_lowering("and")),
     defreduction(reduce_or_p, _folded(np.bitwise_or, _NONE), accepts=LOGICAL,

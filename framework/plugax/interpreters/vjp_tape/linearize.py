@@ -8,6 +8,7 @@ jaxpr those transformations need (or whose rules an override may change).
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Sequence
 
 from ...core import trace as core
@@ -20,10 +21,15 @@ __all__ = ["VJPTapeTrace", "VJPTapeTracer", "TapeLinearized", "tape_applies",
            "tape_linearize_flat"]
 
 
+# PLUGAX_VJP_TAPE=0 at import: reverse mode always takes the general path (to compare
+# the two, or to rule the tape out when chasing a bug)
+_ENABLED = os.environ.get("PLUGAX_VJP_TAPE", "1") != "0"
+
+
 def tape_applies() -> bool:
     """Whether reverse mode may run on the tape: the plain EvalTrace is current (no
     enclosing transformation, `override`, `disable_jit` or compile-time block)."""
-    return core._state.trace is core.eval_trace
+    return _ENABLED and core._state.trace is core.eval_trace
 
 
 class TapeLinearized:

@@ -16,11 +16,11 @@ from typing import Any, Callable, Sequence
 
 from ...core.array import Array
 from ...core.avals import get_aval
-from ...core.rules import TRANSPOSE_CTX, missing_rule, transpose_rules
+from ...core.rules import TRANSPOSE_CTX, jvp_rules, missing_rule, transpose_rules
 from ...core.trace import Primitive
 from ..ad_util import UndefPrimal, tangent_aval
 
-__all__ = ["linear_vjp", "zero_vjp", "transpose_backward"]
+__all__ = ["linear_vjp", "zero_vjp", "transpose_backward", "derived_vjp"]
 
 
 def transpose_backward(prim: Primitive, primals: Sequence[Any], wanted: Sequence[bool],
@@ -68,3 +68,30 @@ def zero_vjp(prim: Primitive) -> Callable:
         return prim.bind(*primals, **params), None
     vjp.__name__ = f"{prim.name}_vjp"
     return vjp
+
+
+# (primitive, its jvp rule) -> the vjp derived from it, or None: a jvp rule that is
+# replaced (a plugin's override, a rebuilt registry) gets a new entry
+_derived: dict[tuple, Callable | None] = {}
+
+
+def derived_vjp(prim: Primitive, wanted: Sequence[bool]) -> Callable | None:
+    """A vjp rule for a primitive that declares none but whose jvp rule says it is
+    linear (`deflinear`, `linear_jvp`: the rule's `linear_in` is "all" or the linear
+    operands' positions) and which has a transpose rule: evaluate, and transpose
+    backwards, as `linear_vjp` does. None where that does not apply (a wanted operand
+    the primitive is not linear in): the tape then linearizes the application."""
+    jvp = jvp_rules.get(prim)
+    key = (prim, jvp)
+    try:
+        rule = _derived[key]
+    except KeyError:
+        linear_in = getattr(jvp, "linear_in", None)
+        rule = None
+        if linear_in is not None and prim in transpose_rules:
+            rule = linear_vjp(prim)
+            rule.linear_in = linear_in
+        _derived[key] = rule
+    if rule is None or rule.linear_in == "all":
+        return rule
+    return rule if all(i in rule.linear_in for i, w in enumerate(wanted) if w) else None

@@ -24,6 +24,7 @@ from ...core.rules import VJP_CTX, overridden, vjp_rules
 from ...structural import add_tangents
 from ..ad_util import Zero, is_differentiable, tangent_aval
 from .fallback import custom_call_step, linearized_step
+from .rules import derived_vjp
 
 __all__ = ["VJPTapeTrace", "VJPTapeTracer"]
 
@@ -109,6 +110,8 @@ class VJPTapeTrace(core.Trace):
             if not ours:   # nothing to differentiate: evaluate one level out
                 return parent.process_primitive(primitive, args, params)
             rule = vjp_rules.get(primitive)
+            if rule is None:   # a linear primitive's is its transpose rule
+                rule = derived_vjp(primitive, wanted)
             if rule is None or primitive in overridden:   # (an override: its jvp rule)
                 out, backward, boxed = linearized_step(self, primitive, primals, wanted,
                                                         params)
