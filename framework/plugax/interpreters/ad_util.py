@@ -15,7 +15,7 @@ from .. import dtypes
 from ..core.array import Array
 from ..core.avals import ShapedArray, get_aval
 
-__all__ = ["Zero", "zero_like", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
+__all__ = ["primal_aval", "Zero", "zero_like", "UndefPrimal", "is_undefined_primal", "instantiate", "zeros_like_aval",
            "tangent_aval", "is_differentiable"]
 
 
@@ -48,6 +48,13 @@ class UndefPrimal:
 
 
 _array_zeros: dict[tuple, Zero] = {}
+
+
+def primal_aval(t: Any) -> ShapedArray:
+    """The aval of a tracer that holds its primal value (`t.primal`): JVPTracer and the
+    VJP tape's tracer. One slot read when the primal is an Array."""
+    p = t.primal
+    return p._aval if type(p) is Array else get_aval(p)
 
 
 def zero_like(x: Any) -> Zero:

@@ -10,9 +10,9 @@ from typing import Any, Callable, Sequence
 from ..core import trace as core
 from ..core.array import Array, as_array
 from ..core.device_types import device_array_types
-from ..core.avals import ShapedArray, get_aval, register_aval_handler
+from ..core.avals import ShapedArray, register_aval_handler
 from ..core.rules import JVP_CTX, jvp_rules, missing_rule
-from .ad_util import Zero, instantiate, zero_like
+from .ad_util import Zero, instantiate, primal_aval, zero_like
 from .custom_calls import linearize_custom_vjp
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp_flat"]
@@ -34,19 +34,14 @@ class JVPTracer(core.Tracer):
 
     @property
     def aval(self) -> ShapedArray:
-        return _jvp_tracer_aval(self)
+        return primal_aval(self)
 
     def to_concrete_value(self) -> Any:
         p = self.primal
         return p.to_concrete_value() if isinstance(p, core.Tracer) else p
 
 
-def _jvp_tracer_aval(t: JVPTracer) -> ShapedArray:
-    p = t.primal
-    return p._aval if type(p) is Array else get_aval(p)
-
-
-register_aval_handler(JVPTracer, _jvp_tracer_aval)
+register_aval_handler(JVPTracer, primal_aval)
 
 
 class JVPTrace(core.Trace):

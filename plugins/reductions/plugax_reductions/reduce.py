@@ -77,6 +77,14 @@ def defreduction(prim: Primitive, impl: Callable, *, accepts: tuple, jvp: Callab
 
 
 # --- reduce_max / reduce_min: the derivative picks the location(s) of the extremum ----
+def _chooser_mask(ans: Any, x: Any, axes: Sequence[int], dtype: Any) -> tuple[Any, Any]:
+    """(mask, counts): 1 where x equals the result (in `dtype`), and how many per result."""
+    import plugax.lax as lax
+    aval = get_aval(x)
+    mask = lax.convert_element_type(lax.eq(x, _unreduce(ans, aval, axes)), dtype)
+    return mask, reduce_sum_p.bind(mask, axes=axes)
+
+
 def _chooser_jvp(prim: Primitive) -> Callable:
     """JAX's rule: average the tangents over every position equal to the result.
 
@@ -87,12 +95,9 @@ def _chooser_jvp(prim: Primitive) -> Callable:
         import plugax.lax as lax
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, axes=axes)
-        aval = get_aval(x)
-        if type(g) is Zero or aval.dtype.kind in "biu":
+        if type(g) is Zero or get_aval(x).dtype.kind in "biu":
             return ans, Zero.from_value(ans)
-        at_ans = lax.eq(x, _unreduce(ans, aval, axes))
-        mask = lax.convert_element_type(at_ans, get_aval(g).dtype)
-        counts = reduce_sum_p.bind(mask, axes=axes)
+        mask, counts = _chooser_mask(ans, x, axes, get_aval(g).dtype)
         return ans, lax.div(reduce_sum_p.bind(lax.mul(g, mask), axes=axes), counts)
     jvp.__name__ = f"{prim.name}_jvp"
     return jvp
@@ -109,8 +114,7 @@ def _chooser_vjp(prim: Primitive) -> Callable:
         aval = get_aval(x)
         if aval.dtype.kind in "biu":
             return ans, None
-        mask = lax.convert_element_type(lax.eq(x, _unreduce(ans, aval, axes)), aval.dtype)
-        counts = reduce_sum_p.bind(mask, axes=axes)
+        mask, counts = _chooser_mask(ans, x, axes, aval.dtype)
 
         def backward(ct):
             return [lax.mul(_unreduce(lax.div(ct, counts), aval, axes), mask)]

@@ -18,11 +18,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ...core import trace as core
-from ...core.array import Array
 from ...core.avals import ShapedArray, get_aval, register_aval_handler
 from ...core.rules import VJP_CTX, overridden, vjp_rules
 from ...structural import add_tangents
-from ..ad_util import Zero, is_differentiable, tangent_aval
+from ..ad_util import Zero, is_differentiable, primal_aval
 from .fallback import custom_call_step, linearized_step
 from .rules import derived_vjp
 
@@ -46,18 +45,13 @@ class VJPTapeTracer(core.Tracer):
 
     @property
     def aval(self) -> ShapedArray:
-        return _tape_tracer_aval(self)
+        return primal_aval(self)
 
     def to_concrete_value(self) -> Any:
         return self.primal
 
 
-def _tape_tracer_aval(t: VJPTapeTracer) -> ShapedArray:
-    p = t.primal
-    return p._aval if type(p) is Array else get_aval(p)
-
-
-register_aval_handler(VJPTapeTracer, _tape_tracer_aval)
+register_aval_handler(VJPTapeTracer, primal_aval)
 
 
 class VJPTapeTrace(core.Trace):
@@ -212,6 +206,3 @@ def backward(steps: list, n_slots: int, seeds: Sequence[tuple[int, Any]]) -> lis
                 cts[s] = c if prev is None else add_tangents(prev, c)
     return cts
 
-
-def zero_cotangent(aval: ShapedArray) -> Zero:
-    return Zero(tangent_aval(aval))
